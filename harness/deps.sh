@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian packages the harness needs, only those that are missing.
+. "$(dirname "$0")/lib.sh"
+
+PKGS=(build-essential bc bison flex libelf-dev libssl-dev dwarves cpio
+      busybox-static qemu-system-x86 gcc-multilib python3 perl git patch
+      rsync xz-utils util-linux binutils file)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+# The base tree comes from linux-source-6.12; base.sh picks the version.
+[ -f /usr/src/linux-source-6.12.tar.xz ] || missing+=("$BASE_PKG")
+
+[ ${#missing[@]} -eq 0 ] && { info "all dependencies present"; exit 0; }
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null ||
+		die "$E_DEPS" "need root or sudo to install: ${missing[*]}"
+	SUDO=sudo
+fi
+
+info "installing: ${missing[*]}"
+log=$LOGS/apt.log
+$SUDO apt-get update > "$log" 2>&1 ||
+	die "$E_DEPS" "apt-get update failed" "$log"
+
+pkgs=()
+for p in "${missing[@]}"; do
+	if [ "$p" = "$BASE_PKG" ]; then
+		if apt-cache madison "$BASE_PKG" | grep -qF " $BASE_PIN "; then
+			p="$BASE_PKG=$BASE_PIN"
+		else
+			newest=$(apt-cache madison "$BASE_PKG" | awk 'NR==1 {print $3}')
+			[ -n "$newest" ] || die "$E_DEPS" "apt offers no $BASE_PKG"
+			warn "##############################################################"
+			warn "# $BASE_PKG $BASE_PIN is no longer offered; using $newest."
+			warn "# The series was tested on $BASE_PIN: diffs may not apply."
+			warn "##############################################################"
+		fi
+	fi
+	pkgs+=("$p")
+done
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends \
+	"${pkgs[@]}" >> "$log" 2>&1 ||
+	die "$E_DEPS" "apt-get install failed" "$log"
+info "installed ${#pkgs[@]} packages"

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn a guest run into results: parse kselftest TAP and KUnit KTAP, look for
+kernel reports on the console, classify the run, and summarise many runs.
+
+  report.py parse --name NAME --console LOG --results LOG --json OUT
+  report.py record --name NAME --json OUT [--class N] [--test NAME=STATUS...]
+  report.py summary JSON...
+
+Exit status is the failure class (see README): 0 ok, 15 boot, 16 kernel report,
+17 test failure, 18 no tests ran.
+"""
+
+import argparse
+import json
+import re
+import sys
+
+E_OK, E_BOOT, E_KERNEL, E_TEST, E_NOTESTS = 0, 15, 16, 17, 18
+CLASS_NAMES = {E_OK: "ok", 12: "apply", 13: "config", 14: "build",
+               E_BOOT: "boot", E_KERNEL: "kernel-report",
+               E_TEST: "test-failure", E_NOTESTS: "no-tests", 19: "series"}
+
+END_MARKER = "UNWIND-HARNESS-END"
+
+# Console lines that mean the kernel reported a problem. Each is a failure even
+# when every test passed.
+KERNEL_REPORTS = [
+    ("panic", re.compile(r"Kernel panic - not syncing")),
+    ("oops", re.compile(r"\bOops\b|general protection fault|"
+                        r"BUG: unable to handle")),
+    ("BUG", re.compile(r"\bBUG:|kernel BUG at")),
+    ("WARNING", re.compile(r"\bWARNING:|------------\[ cut here \]")),
+    ("lockdep", re.compile(r"possible (recursive|circular) locking|"
+                           r"inconsistent lock state|DEBUG_LOCKS_WARN_ON|"
+                           r"suspicious RCU usage")),
+    ("KASAN", re.compile(r"\bKASAN\b")),
+    ("UBSAN", re.compile(r"\bUBSAN\b")),
+    ("RCU stall", re.compile(r"rcu: INFO: .*detected stall|RCU stall")),
+    ("hung task", re.compile(r"INFO: task .* blocked for more than|"
+                             r"soft lockup|hard LOCKUP")),
+]
+# Boot-time lines that mention the words above without reporting anything.
+BENIGN = [
+    re.compile(r"KASAN.*(initialized|enabled)|kasan: KernelAddressSanitizer"),
+    re.compile(r"Lock dependency validator|lockdep: "),
+    re.compile(r"UBSAN: .*enabled"),
+    re.compile(r"^\s*(not )?ok \d+"),
+    re.compile(r"\*\*\*.*\*\*\*"),
+]
+
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+RESULT = re.compile(r"^(?P<ind>\s*)(?P<st>not ok|ok)\s+(?P<num>\d+)\s*(?:-\s*)?"
+                    r"(?P<name>[^#]*?)\s*(?:#\s*(?P<dir>\w+)\b\s*(?P<why>.*))?$")
+PLAN = re.compile(r"^(?P<ind>\s*)1\.\.(?P<n>\d+)")
+SUBTEST = re.compile(r"^\s*#\s*Subtest:\s*(?P<name>.+?)\s*$")
+
+
+def strip_ts(line):
+    return TIMESTAMP.sub("", line.rstrip("\r\n"))
+
+
+def kernel_reports(lines):
+    """Return the console lines that report a kernel problem, with their kind."""
+    found = []
+    for line in lines:
+        text = strip_ts(line)
+        if any(b.search(text) for b in BENIGN):
+            continue
+        for kind, rx in KERNEL_REPORTS:
+            if rx.search(text):
+                found.append({"kind": kind, "line": text.strip()})
+                break
+    return found
+
+
+def parse_tap(lines, prefix=""):
+    """Parse (K)TAP into leaf results.
+
+    A result line with deeper result lines just before it is a parent (a suite);
+    its children are named parent.child. A failed parent whose children all
+    passed is a failure of its own (e.g. a suite init error). A plan that
+    promises more results than arrived adds a failure.
+    """
+    results = []            # dicts: depth, status, name, detail, leaf
+    plans = {}              # depth -> planned count, for the open block
+    counts = {}             # depth -> results seen in the open block
+    missing = []
+    for raw in lines:
+        line = strip_ts(raw)
+        m = PLAN.match(line)
+        if m:
+            d = len(m.group("ind"))
+            plans[d] = int(m.group("n"))
+            counts[d] = 0
+            continue
+        m = RESULT.match(line)
+        if not m:
+            continue
+        d = len(m.group("ind"))
+        counts[d] = counts.get(d, 0) + 1
+        # Deeper blocks end here: check their plans.
+        for dd in sorted(k for k in plans if k > d):
+            if counts.get(dd, 0) < plans[dd]:
+                missing.append("%d of %d planned results missing" %
+                               (plans[dd] - counts.get(dd, 0), plans[dd]))
+            del plans[dd]
+            counts.pop(dd, None)
+        status = "pass" if m.group("st") == "ok" else "fail"
+        directive = (m.group("dir") or "").upper()
+        if directive == "SKIP":
+            status = "skip"
+        elif directive == "TODO" and status == "fail":
+            status = "xfail"
+        name = m.group("name").strip() or "test %s" % m.group("num")
+        children = []
+        for r in reversed(results):
+            if r["depth"] <= d:
+                break
+            children.append(r)
+        entry = {"depth": d, "status": status, "name": name,
+                 "detail": (m.group("why") or "").strip(), "leaf": not children}
+        for c in children:
+            c["name"] = name + "." + c["name"]
+        results.append(entry)
+        if children and status == "fail" and all(
+                c["status"] != "fail" for c in children if c["leaf"]):
+            entry["leaf"] = True
+            entry["detail"] = entry["detail"] or "suite failed"
+    for d in sorted(plans):
+        if counts.get(d, 0) < plans[d]:
+            missing.append("%d of %d planned results missing" %
+                           (plans[d] - counts.get(d, 0), plans[d]))
+    tests = [{"name": prefix + r["name"], "status": r["status"],
+              "detail": r["detail"]} for r in results if r["leaf"]]
+    for msg in missing:
+        tests.append({"name": prefix + "plan", "status": "fail",
+                      "detail": msg})
+    return tests
+
+
+def split_blocks(lines):
+    """Split the results port into (name, rc, lines) per program run.
+
+    rc is None when the block never ended (the guest died inside it).
+    """
+    blocks, cur = [], None
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        if line.startswith("UNWIND-TAP-BEGIN "):
+            if cur:
+                blocks.append(cur)
+            cur = [line.split(None, 1)[1].strip(), None, []]
+        elif line.startswith("UNWIND-TAP-END ") and cur:
+            m = re.search(r"rc=(\d+)", line)
+            cur[1] = int(m.group(1)) if m else None
+            blocks.append(cur)
+            cur = None
+        elif cur:
+            cur[2].append(line)
+    if cur:
+        blocks.append(cur)
+    return blocks
+
+
+def kunit_lines(console):
+    """The KTAP part of the console: from 'KTAP version' to the end of its plan."""
+    out, on = [], False
+    for raw in console:
+        line = strip_ts(raw)
+        if re.match(r"^KTAP version \d+", line):
+            on = True
+        if on and (RESULT.match(line) or PLAN.match(line) or
+                   SUBTEST.match(line) or line.lstrip().startswith("KTAP")):
+            out.append(line)
+    return out
+
+
+def parse_run(name, console, results):
+    """Classify one guest run. Returns the result dict."""
+    tests = [dict(t, name="kunit." + t["name"]) for t in
+             parse_tap(kunit_lines(console))]
+    for prog, rc, body in split_blocks(results):
+        got = parse_tap(body, prog + ".")
+        if rc is None:
+            got.append({"name": prog, "status": "fail",
+                        "detail": "did not finish (guest died or hung)"})
+        elif rc != 0 and not any(t["status"] == "fail" for t in got):
+            got.append({"name": prog, "status": "fail",
+                        "detail": "exit status %d" % rc})
+        elif not got:
+            got.append({"name": prog, "status": "fail",
+                        "detail": "printed no TAP results"})
+        tests += got
+    reports = kernel_reports(console)
+    ended = any(END_MARKER in line for line in results) or \
+        any(END_MARKER in strip_ts(line) for line in console)
+    nfail = sum(t["status"] == "fail" for t in tests)
+    if reports:
+        cls, msg = E_KERNEL, "kernel report on the console: %s" % \
+            reports[0]["line"]
+    elif not ended:
+        cls, msg = E_BOOT, "no end marker: the guest did not boot, hung " \
+            "or died"
+    elif nfail:
+        cls, msg = E_TEST, "%d tests failed" % nfail
+    elif not tests:
+        cls, msg = E_NOTESTS, "no tests ran"
+    else:
+        cls, msg = E_OK, "ok"
+    return {"run": name, "class": cls, "class_name": CLASS_NAMES[cls],
+            "message": msg, "tests": tests, "reports": reports}
+
+
+def counts(tests):
+    c = {"pass": 0, "fail": 0, "skip": 0, "xfail": 0}
+    for t in tests:
+        c[t["status"]] += 1
+    return c
+
+
+def print_run(res, out=sys.stdout):
+    for t in res["tests"]:
+        flag = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP",
+                "xfail": "XFAIL"}[t["status"]]
+        extra = "  (%s)" % t["detail"] if t["detail"] and \
+            t["status"] != "pass" else ""
+        print("  %-5s %s: %s%s" % (flag, res["run"], t["name"], extra),
+              file=out)
+    for r in res["reports"][:10]:
+        print("  KERNEL %s: %s: %s" % (res["run"], r["kind"], r["line"]),
+              file=out)
+
+
+def cmd_parse(args):
+    def read(path):
+        try:
+            with open(path, errors="replace") as f:
+                return f.readlines()
+        except FileNotFoundError:
+            return []
+    res = parse_run(args.name, read(args.console), read(args.results))
+    print_run(res)
+    c = counts(res["tests"])
+    print("  %s: %s (%d passed, %d failed, %d skipped)" %
+          (res["run"], res["message"], c["pass"], c["fail"], c["skip"]))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=1)
+    return res["class"]
+
+
+def cmd_record(args):
+    """A result that did not come from a guest (a build, checkpatch, ...)."""
+    tests = []
+    for spec in args.test:
+        tname, _, status = spec.rpartition("=")
+        if status not in ("pass", "fail", "skip"):
+            raise SystemExit("bad --test %r: want NAME=pass|fail|skip" % spec)
+        tests.append({"name": tname, "status": status, "detail": ""})
+    cls = args.cls
+    if cls == E_OK and any(t["status"] == "fail" for t in tests):
+        cls = E_TEST
+    res = {"run": args.name, "class": cls,
+           "class_name": CLASS_NAMES.get(cls, "exit %d" % cls),
+           "message": args.message or CLASS_NAMES.get(cls, ""),
+           "tests": tests, "reports": []}
+    with open(args.json, "w") as f:
+        json.dump(res, f, indent=1)
+    return 0
+
+
+def cmd_summary(args):
+    total = {"pass": 0, "fail": 0, "skip": 0, "xfail": 0}
+    first = E_OK
+    for path in args.json:
+        with open(path) as f:
+            res = json.load(f)
+        c = counts(res["tests"])
+        for k in total:
+            total[k] += c[k]
+        print("  %-12s %-13s %3d passed, %3d failed, %3d skipped  %s" %
+              (res["run"], res["class_name"], c["pass"], c["fail"],
+               c["skip"], "" if res["class"] == E_OK else res["message"]))
+        if res["class"] != E_OK and first == E_OK:
+            first = res["class"]
+    # A skipped test is a missing feature here: the harness enables what the
+    # tests need, so a skip fails the run unless ALLOW_SKIP is set.
+    if total["skip"] and not args.allow_skip and first == E_OK:
+        first = E_TEST
+        print("  skipped tests fail the run (set ALLOW_SKIP=1 to allow)")
+    if first == E_OK and total["pass"] == 0:
+        first = E_NOTESTS
+    if first != E_OK:
+        print("FAILED (%s): see the lines above" %
+              CLASS_NAMES.get(first, "exit %d" % first))
+    line = "%d passed, %d failed" % (total["pass"], total["fail"])
+    if total["skip"]:
+        line += ", %d skipped" % total["skip"]
+    print(line)
+    return first
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("parse", help="classify one guest run")
+    p.add_argument("--name", required=True)
+    p.add_argument("--console", required=True)
+    p.add_argument("--results", required=True)
+    p.add_argument("--json")
+    p.set_defaults(func=cmd_parse)
+    r = sub.add_parser("record", help="store a result made on the host")
+    r.add_argument("--name", required=True)
+    r.add_argument("--json", required=True)
+    r.add_argument("--class", dest="cls", type=int, default=E_OK)
+    r.add_argument("--message")
+    r.add_argument("--test", action="append", default=[])
+    r.set_defaults(func=cmd_record)
+    s = sub.add_parser("summary", help="sum up runs, print the closing line")
+    s.add_argument("--allow-skip", action="store_true")
+    s.add_argument("json", nargs="+")
+    s.set_defaults(func=cmd_summary)
+    args = ap.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

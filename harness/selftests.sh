@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the series' selftests from the patched tree (static, against the guest
+# kernel's UAPI headers) and install them for the initramfs.
+# Usage: selftests.sh VARIANT
+. "$(dirname "$0")/lib.sh"
+
+v=${1:-guest}
+b=$(build_dir "$v")
+dest=$OUT/kselftest
+log=$LOGS/selftests.log
+[ -d "$b/usr/include" ] || die "$E_BUILD" "no UAPI headers in $b/usr (build $v first)"
+[ -d "$TREE/tools/testing/selftests/unwind" ] || {
+	warn "the series has no tools/testing/selftests/unwind yet"
+	rm -rf "$dest"; mkdir -p "$dest"; : > "$dest/kselftest-list.txt"; exit 0
+}
+rm -rf "$dest"
+make -C "$TREE/tools/testing/selftests" TARGETS=unwind O="$OUT/selftests-build" \
+	KHDR_INCLUDES="-isystem $b/usr/include" INSTALL_PATH="$dest" install \
+	> "$log" 2>&1 || die "$E_BUILD" "selftests build failed" "$log"
+n=$(grep -c . "$dest/kselftest-list.txt" || true)
+info "selftests: $n programs installed in $dest"
