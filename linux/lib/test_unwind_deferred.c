@@ -14,11 +14,12 @@
  *
  * Interface, in <debugfs>/unwind_deferred_test/:
  *
- *   control  Write one command. Reading returns the result lines of the last
- *            command written through the same open file, from offset 0
- *            (the write rewinds the file position; pread() works too). A malformed command fails with -EINVAL; a
- *            failing step stops the command and the write returns its error,
- *            the lines of the steps before it remain readable.
+ *   control  Write one command. Reading from offset 0 returns the result
+ *            lines of the last command written through the same open file
+ *            (the write rewinds the file position; pread() works too). A
+ *            malformed command fails with -EINVAL; a failing step stops the
+ *            command and the write returns its error, the lines of the steps
+ *            before it remain readable.
  *   records  One line per callback, oldest first:
  *            "<pid> <tracer> 0x<cookie> <ctx> <nr> 0x<ip>..." where pid is
  *            the thread id, ctx the contexts that requested it through
@@ -424,6 +425,7 @@ static int udt_req_wait(struct udt_req *req)
 	u64 end = ktime_get_ns() + UDT_HANDLER_TIMEOUT_NS;
 
 	lockdep_assert_preemption_disabled();
+	/* Pairs with smp_store_release() in udt_req_fire(). */
 	while (!smp_load_acquire(&req->done)) {
 		if (ktime_get_ns() > end)
 			return -ETIMEDOUT;
@@ -790,7 +792,10 @@ static int udt_arm_set(struct udt_arm *arm, struct udt_tracer *t)
 	arm->pid = 0;
 	arm->ret = 0;
 	arm->cookie = 0;
-	/* Publish tracer and result fields before the task the probe matches. */
+	/*
+	 * Publish tracer and result fields before the task the probe matches;
+	 * pairs with the cmpxchg() in udt_arm_pre().
+	 */
 	if (t)
 		smp_store_release(&arm->task, current);
 	mutex_unlock(&udt_arm_lock);
@@ -1046,6 +1051,7 @@ DEFINE_SEQ_ATTRIBUTE(udt_records);
 static void udt_arm_show(struct seq_file *m, const char *name,
 			 struct udt_arm *arm)
 {
+	/* Pairs with smp_store_release() in udt_arm_pre(). */
 	if (!smp_load_acquire(&arm->fired)) {
 		seq_printf(m, "%s 0 0 0 0x0\n", name);
 		return;

@@ -48,7 +48,7 @@ static int request(int fd, struct udt_req *reqs, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
-	ret = udt_cmd(fd, res, "request %s", cmd);
+	ret = udt_cmd(fd, res, "%s %s", "request", cmd);
 	if (ret)
 		return ret;
 	return udt_parse_reqs(res, reqs, UDT_MAX_REQS);
@@ -89,13 +89,14 @@ TEST_F(udt, faultable_shares_the_walk)
 	long long walks = udt_status("walks");
 	unsigned long ip;
 	unsigned int nr, i;
-	int ret, off;
+	int ret, off, n;
 
 	ASSERT_LE(0, walks);
 	snprintf(cmd, sizeof(cmd), "request faultable task:%d", self->id);
 	ASSERT_EQ(strlen(cmd), udt_chain(self->fd, cmd, &ip));
 	ASSERT_LT(0, udt_result(self->fd, res, sizeof(res)));
-	ASSERT_EQ(2, sscanf(res, "faultable %d %u%n", &ret, &nr, &off));
+	n = sscanf(res, "faultable %d %u%n", &ret, &nr, &off);
+	ASSERT_EQ(2, n);
 	ASSERT_EQ(0, ret);
 	ASSERT_EQ(1, udt_records(udt_gettid(), self->id, recs, MAX_RECS));
 	EXPECT_EQ(0, udt_chain_mismatch(&recs[0], ip));
@@ -191,7 +192,7 @@ TEST_F(udt, cookie_survives_migration)
 	struct udt_record recs[MAX_RECS];
 	struct udt_req reqs[2];
 	char res[UDT_RESULT_MAX];
-	int from, to;
+	int from, to, n;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
@@ -199,7 +200,8 @@ TEST_F(udt, cookie_survives_migration)
 			     self->id, self->id));
 	ASSERT_EQ(2, udt_parse_reqs(res, reqs, 2));
 	ASSERT_NE(NULL, strstr(res, "migrate "));
-	ASSERT_EQ(2, sscanf(strstr(res, "migrate "), "migrate %d %d", &from, &to));
+	n = sscanf(strstr(res, "migrate "), "migrate %d %d", &from, &to);
+	ASSERT_EQ(2, n);
 	EXPECT_NE(from, to);
 	EXPECT_EQ(0, reqs[0].ret);
 	EXPECT_EQ(1, reqs[1].ret);
@@ -289,7 +291,7 @@ TEST_F(udt, tracers_share_one_walk)
  * Write @cmd with the frame pointer set to @fp for the duration of the
  * system call; the red zone below the stack pointer is left alone.
  */
-static UDT_NOINLINE long write_with_fp(int fd, const char *cmd, unsigned long fp,
+static __udt_noinline long write_with_fp(int fd, const char *cmd, unsigned long fp,
 				       unsigned long *ip)
 {
 	char buf[256];
@@ -507,7 +509,7 @@ TEST_F(udt, request_in_do_exit)
 {
 	struct udt_record recs[MAX_RECS];
 	char line[128], steps[] = "wait:10000";
-	int fired, epid, ret, status;
+	int fired, epid, ret, status, n;
 	unsigned long long cookie;
 	pid_t pid;
 
@@ -524,7 +526,8 @@ TEST_F(udt, request_in_do_exit)
 	ASSERT_TRUE(WIFSIGNALED(status));
 
 	ASSERT_EQ(0, udt_status_line("exit", line, sizeof(line)));
-	ASSERT_EQ(4, sscanf(line, "exit %d %d %d %llx", &fired, &epid, &ret, &cookie));
+	n = sscanf(line, "exit %d %d %d %llx", &fired, &epid, &ret, &cookie);
+	ASSERT_EQ(4, n);
 	ASSERT_EQ(1, fired);
 	EXPECT_EQ(pid, epid);
 	ASSERT_EQ(0, ret);
@@ -543,7 +546,7 @@ TEST_F(udt, fork_does_not_inherit)
 {
 	struct udt_record recs[MAX_RECS];
 	unsigned long long cookie;
-	int fired, fpid, ret, status;
+	int fired, fpid, ret, status, n;
 	char line[128];
 	pid_t pid;
 
@@ -569,7 +572,8 @@ TEST_F(udt, fork_does_not_inherit)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 
 	ASSERT_EQ(0, udt_status_line("fork", line, sizeof(line)));
-	ASSERT_EQ(4, sscanf(line, "fork %d %d %d %llx", &fired, &fpid, &ret, &cookie));
+	n = sscanf(line, "fork %d %d %d %llx", &fired, &fpid, &ret, &cookie);
+	ASSERT_EQ(4, n);
 	ASSERT_EQ(1, fired);
 	EXPECT_EQ(udt_gettid(), fpid);
 	EXPECT_EQ(0, ret);
@@ -669,10 +673,11 @@ TEST_F(udt, kthread_gets_einval)
 {
 	unsigned long long cookie;
 	char res[UDT_RESULT_MAX];
-	int ret;
+	int ret, n;
 
 	ASSERT_EQ(0, udt_cmd(self->fd, res, "kthread %d", self->id));
-	ASSERT_EQ(2, sscanf(res, "kthread %d %llx", &ret, &cookie));
+	n = sscanf(res, "kthread %d %llx", &ret, &cookie);
+	ASSERT_EQ(2, n);
 	EXPECT_EQ(-EINVAL, ret);
 	EXPECT_EQ(0, cookie);
 	EXPECT_EQ(0, udt_records(0, self->id, NULL, 0));
@@ -681,7 +686,7 @@ TEST_F(udt, kthread_gets_einval)
 /* A task that is exiting (past exit_mm()) cannot request a user stack. */
 TEST_F(udt, exiting_task_gets_einval)
 {
-	int fired, cpid, exiting, ret, status;
+	int fired, cpid, exiting, ret, status, n;
 	unsigned long long cookie;
 	char line[128];
 	pid_t pid;
@@ -700,8 +705,9 @@ TEST_F(udt, exiting_task_gets_einval)
 	ASSERT_EQ(0, WEXITSTATUS(status));
 
 	ASSERT_EQ(0, udt_status_line("close", line, sizeof(line)));
-	ASSERT_EQ(5, sscanf(line, "close %d %d %d %d %llx", &fired, &cpid,
-			    &exiting, &ret, &cookie));
+	n = sscanf(line, "close %d %d %d %d %llx", &fired, &cpid, &exiting,
+		   &ret, &cookie);
+	ASSERT_EQ(5, n);
 	ASSERT_EQ(1, fired);
 	EXPECT_EQ(pid, cpid);
 	EXPECT_EQ(1, exiting);
@@ -725,7 +731,7 @@ TEST_F(udt, bad_input)
 	char res[UDT_RESULT_MAX];
 	unsigned int i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		int ret = write(self->fd, bad[i], strlen(bad[i])) < 0 ? -errno : 0;
 
 		EXPECT_EQ(-EINVAL, ret) {

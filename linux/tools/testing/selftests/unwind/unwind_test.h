@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the deferred unwinding selftests: the debugfs interface
- * of lib/test_unwind_deferred.c, a known call chain that enters the kernel
- * through a raw system call, and function bounds from the program's own
- * ELF symbol table.
+ * of the test module, and a known call chain that enters the kernel through
+ * a system call instruction of its own.
  */
 #ifndef UNWIND_TEST_H
 #define UNWIND_TEST_H
@@ -11,10 +10,8 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +21,8 @@
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../kselftest.h"
 
 #define UDT_DIR		"/sys/kernel/debug/unwind_deferred_test"
 #define UDT_CONTROL	UDT_DIR "/control"
@@ -241,53 +240,24 @@ static inline int udt_records(int pid, int tracer, struct udt_record *out, int m
 	return n;
 }
 
-/* Size of the function symbol at @addr in /proc/self/exe, 0 if not found. */
-static inline unsigned long udt_func_size(unsigned long addr)
-{
-	ElfW(Ehdr) eh;
-	ElfW(Shdr) *sh = NULL;
-	ElfW(Sym) sym;
-	unsigned long size = 0;
-	int fd, i;
-	size_t j;
+/*
+ * The functions of the known call chain live in their own section, so that
+ * each one ends where the next one in that section starts.
+ */
+extern char __start_udt_chain_text[], __stop_udt_chain_text[];
 
-	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) ||
-	    eh.e_shentsize != sizeof(*sh))
-		goto out;
-	sh = calloc(eh.e_shnum, sizeof(*sh));
-	if (!sh || pread(fd, sh, eh.e_shnum * sizeof(*sh), eh.e_shoff) !=
-	    (ssize_t)(eh.e_shnum * sizeof(*sh)))
-		goto out;
-	for (i = 0; i < eh.e_shnum && !size; i++) {
-		if (sh[i].sh_type != SHT_SYMTAB)
-			continue;
-		for (j = 0; j < sh[i].sh_size / sizeof(sym); j++) {
-			if (pread(fd, &sym, sizeof(sym), sh[i].sh_offset + j * sizeof(sym)) !=
-			    sizeof(sym))
-				break;
-			if (ELF64_ST_TYPE(sym.st_info) == STT_FUNC &&
-			    sym.st_value == addr && sym.st_size) {
-				size = sym.st_size;
-				break;
-			}
-		}
-	}
-out:
-	free(sh);
-	close(fd);
-	return size;
-}
+#define __udt_chain \
+	__attribute__((__noinline__, __noclone__, __section__("udt_chain_text")))
+#define __udt_noinline	__attribute__((__noinline__))
+
+static inline unsigned long udt_fn_end(unsigned long start);
 
 /* Is @ip inside the function at @fn (a return address lies past its start)? */
 static inline int udt_ip_in(unsigned long long ip, void *fn)
 {
 	unsigned long start = (unsigned long)fn;
-	unsigned long size = udt_func_size(start);
 
-	return size && ip > start && ip < start + size;
+	return ip > start && ip < udt_fn_end(start);
 }
 
 /* Sleep @ms milliseconds. */
@@ -326,9 +296,7 @@ struct udt_chain {
 	int depth;
 };
 
-#define UDT_NOINLINE __attribute__((noinline, noclone))
-
-static UDT_NOINLINE long udt_chain_leaf(struct udt_chain *c)
+static __udt_chain long udt_chain_leaf(struct udt_chain *c)
 {
 	char buf[256];
 	size_t len = strlen(c->cmd);
@@ -363,7 +331,7 @@ static UDT_NOINLINE long udt_chain_leaf(struct udt_chain *c)
 	return ret;
 }
 
-static UDT_NOINLINE long udt_chain3(struct udt_chain *c)
+static __udt_chain long udt_chain3(struct udt_chain *c)
 {
 	long ret = udt_chain_leaf(c);
 
@@ -371,7 +339,7 @@ static UDT_NOINLINE long udt_chain3(struct udt_chain *c)
 	return ret;
 }
 
-static UDT_NOINLINE long udt_chain2(struct udt_chain *c)
+static __udt_chain long udt_chain2(struct udt_chain *c)
 {
 	long ret = udt_chain3(c);
 
@@ -379,7 +347,7 @@ static UDT_NOINLINE long udt_chain2(struct udt_chain *c)
 	return ret;
 }
 
-static UDT_NOINLINE long udt_chain1(struct udt_chain *c)
+static __udt_chain long udt_chain1(struct udt_chain *c)
 {
 	long ret = udt_chain2(c);
 
@@ -388,7 +356,7 @@ static UDT_NOINLINE long udt_chain1(struct udt_chain *c)
 }
 
 /* Write @cmd through the known chain; returns the raw syscall result. */
-static UDT_NOINLINE long udt_chain(int fd, const char *cmd, unsigned long *ip)
+static __udt_chain long udt_chain(int fd, const char *cmd, unsigned long *ip)
 {
 	struct udt_chain c = { .fd = fd, .cmd = cmd };
 	long ret = udt_chain1(&c);
@@ -406,18 +374,33 @@ static UDT_NOINLINE long udt_chain(int fd, const char *cmd, unsigned long *ip)
 static inline int udt_chain_mismatch(const struct udt_record *r, unsigned long ip)
 {
 	void *fns[] = { udt_chain3, udt_chain2, udt_chain1, udt_chain };
-	unsigned long leaf = (unsigned long)udt_chain_leaf;
 	unsigned int i;
 
 	if (r->nr_ips < 5)
 		return 100 + r->nr_ips;
-	if (ip ? r->ips[0] != ip :
-	    !(r->ips[0] > leaf && r->ips[0] <= leaf + udt_func_size(leaf)))
+	if (ip ? r->ips[0] != ip : !udt_ip_in(r->ips[0], udt_chain_leaf))
 		return 1;
 	for (i = 0; i < 4; i++)
 		if (!udt_ip_in(r->ips[i + 1], fns[i]))
 			return i + 2;
 	return 0;
+}
+
+/* End of the chain function that starts at @start: the next one's start. */
+static inline unsigned long udt_fn_end(unsigned long start)
+{
+	unsigned long fns[] = {
+		(unsigned long)udt_chain_leaf, (unsigned long)udt_chain3,
+		(unsigned long)udt_chain2, (unsigned long)udt_chain1,
+		(unsigned long)udt_chain, (unsigned long)__stop_udt_chain_text,
+	};
+	unsigned long end = (unsigned long)__stop_udt_chain_text;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fns); i++)
+		if (fns[i] > start && fns[i] < end)
+			end = fns[i];
+	return end;
 }
 
 #endif /* UNWIND_TEST_H */
