@@ -30,7 +30,7 @@ KERNEL_REPORTS = [
     ("oops", re.compile(r"\bOops\b|general protection fault|"
                         r"BUG: unable to handle")),
     ("BUG", re.compile(r"\bBUG:|kernel BUG at")),
-    ("WARNING", re.compile(r"\bWARNING:|------------\[ cut here \]")),
+    ("WARNING", re.compile(r"\bWARNING:")),
     ("lockdep", re.compile(r"possible (recursive|circular) locking|"
                            r"inconsistent lock state|DEBUG_LOCKS_WARN_ON|"
                            r"suspicious RCU usage")),

@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the harness's own parser and console classifier, on recorded logs
+(harness/tests/logs). Run by `make check`; --json writes the results in the
+harness's result format so they count in the summary.
+"""
+
+import json
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import report  # noqa: E402
+
+
+def log(name):
+    with open(os.path.join(HERE, "logs", name)) as f:
+        return f.readlines()
+
+
+def run(console, results):
+    return report.parse_run("t", log(console), log(results))
+
+
+def by_status(res, status):
+    return sorted(t["name"] for t in res["tests"] if t["status"] == status)
+
+
+class CleanRun(unittest.TestCase):
+    def test_clean_run_passes(self):
+        res = run("clean-console.log", "clean-results.log")
+        self.assertEqual(res["class"], report.E_OK, res["message"])
+        self.assertEqual(by_status(res, "fail"), [])
+        self.assertEqual(len(by_status(res, "pass")), 5 + 3)
+
+    def test_nested_ktap_names_and_leaves(self):
+        res = run("clean-console.log", "empty-results.log")
+        self.assertEqual(by_status(res, "pass"), [
+            "kunit.unwind_deferred.cookie_cpu_half",
+            "kunit.unwind_deferred.cookie_never_zero",
+            "kunit.unwind_deferred.tracer_bits.tracer_bits 1",
+            "kunit.unwind_deferred.tracer_bits.tracer_bits 62",
+            "kunit.unwind_user.frame_step_rejects_cycle",
+        ])
+
+    def test_timestamps_are_stripped(self):
+        lines = ["[    1.%06d] %s" % (i, l)
+                 for i, l in enumerate(log("clean-console.log"))]
+        res = report.parse_run("t", lines, log("clean-results.log"))
+        self.assertEqual(res["class"], report.E_OK, res["message"])
+        self.assertEqual(len(by_status(res, "pass")), 8)
+
+    def test_selftest_names_carry_the_program(self):
+        res = run("clean-console.log", "clean-results.log")
+        self.assertIn("unwind.unwind_deferred.global.migrate",
+                      by_status(res, "pass"))
+
+
+class Failures(unittest.TestCase):
+    def test_failed_selftest(self):
+        res = run("clean-console.log", "failed-results.log")
+        self.assertEqual(res["class"], report.E_TEST)
+        self.assertEqual(by_status(res, "fail"),
+                         ["unwind.unwind_deferred.global.cookie_same"])
+
+    def test_failed_kunit_case(self):
+        res = run("kunit-fail-console.log", "clean-results.log")
+        self.assertEqual(res["class"], report.E_TEST)
+        self.assertEqual(by_status(res, "fail"),
+                         ["kunit.unwind_deferred.cookie_cpu_half"])
+
+    def test_failed_suite_with_passing_cases(self):
+        res = run("kunit-suite-fail-console.log", "clean-results.log")
+        self.assertEqual(res["class"], report.E_TEST)
+        self.assertEqual(by_status(res, "fail"), ["kunit.unwind_user"])
+
+    def test_missing_planned_results(self):
+        res = run("kunit-short-console.log", "clean-results.log")
+        self.assertEqual(res["class"], report.E_TEST)
+        self.assertEqual(by_status(res, "fail"), ["kunit.plan"])
+
+    def test_skip_is_not_a_pass(self):
+        res = run("clean-console.log", "skipped-results.log")
+        self.assertEqual(by_status(res, "skip"),
+                         ["unwind.unwind_deferred.global.migrate"])
+        self.assertNotIn("unwind.unwind_deferred.global.migrate",
+                         by_status(res, "pass"))
+
+    def test_nonzero_exit_with_all_ok_fails(self):
+        res = run("clean-console.log", "exit-results.log")
+        self.assertEqual(res["class"], report.E_TEST)
+        self.assertEqual(by_status(res, "fail"), ["unwind.unwind_deferred"])
+
+    def test_killed_program_fails_missing_results(self):
+        res = run("clean-console.log", "timeout-results.log")
+        self.assertEqual(res["class"], report.E_TEST)
+        self.assertIn("unwind.unwind_deferred.plan", by_status(res, "fail"))
+
+    def test_no_tests_is_a_failure(self):
+        res = report.parse_run("t", log("nomarker-console.log")[:20] +
+                               ["UNWIND-HARNESS-END\n"],
+                               log("empty-results.log"))
+        self.assertEqual(res["class"], report.E_NOTESTS)
+
+
+class KernelReports(unittest.TestCase):
+    def test_warning_fails_passing_run(self):
+        res = run("warning-console.log", "clean-results.log")
+        self.assertEqual(by_status(res, "fail"), [])
+        self.assertEqual(res["class"], report.E_KERNEL)
+        self.assertIn("WARNING", res["message"])
+
+    def test_panic_is_a_kernel_report(self):
+        res = run("panic-console.log", "truncated-results.log")
+        self.assertEqual(res["class"], report.E_KERNEL)
+        kinds = {r["kind"] for r in res["reports"]}
+        self.assertTrue({"panic", "oops", "BUG"} <= kinds, kinds)
+
+    def test_truncated_log_is_a_boot_failure(self):
+        res = run("nomarker-console.log", "truncated-results.log")
+        self.assertEqual(res["class"], report.E_BOOT)
+        self.assertIn("unwind.unwind_deferred", by_status(res, "fail"))
+
+    def test_clean_boot_has_no_reports(self):
+        self.assertEqual(report.kernel_reports(log("clean-console.log")), [])
+
+    def test_report_kinds(self):
+        cases = {
+            "BUG: KASAN: slab-use-after-free in unwind_deferred_task_work":
+                "BUG",
+            "UBSAN: array-index-out-of-bounds in kernel/unwind/user.c:50":
+                "UBSAN",
+            "WARNING: possible circular locking dependency detected":
+                "WARNING",
+            "rcu: INFO: rcu_preempt self-detected stall on CPU": "RCU stall",
+            "INFO: task demo:80 blocked for more than 120 seconds.":
+                "hung task",
+            "BUG: sleeping function called from invalid context at x.c:1":
+                "BUG",
+        }
+        for line, kind in cases.items():
+            got = report.kernel_reports([line])
+            self.assertEqual([r["kind"] for r in got], [kind], line)
+
+    def test_boot_banners_are_not_reports(self):
+        for line in ["kasan: KernelAddressSanitizer initialized (generic)",
+                     "Lock dependency validator: Copyright (c) 2006 Red Hat",
+                     "ok 3 kasan_test_name"]:
+            self.assertEqual(report.kernel_reports([line]), [], line)
+
+
+class Summary(unittest.TestCase):
+    def summarise(self, runs, allow_skip=False):
+        import io
+        import contextlib
+        import tempfile
+        paths = []
+        with tempfile.TemporaryDirectory() as d:
+            for i, r in enumerate(runs):
+                p = os.path.join(d, "%d.json" % i)
+                with open(p, "w") as f:
+                    json.dump(r, f)
+                paths.append(p)
+            argv = ["summary"] + (["--allow-skip"] if allow_skip else [])
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = report.main(argv + paths)
+        return rc, out.getvalue().splitlines()[-1]
+
+    def test_closing_line_and_first_failure_class(self):
+        ok = run("clean-console.log", "clean-results.log")
+        bad = run("warning-console.log", "failed-results.log")
+        rc, last = self.summarise([ok, bad])
+        self.assertEqual(rc, report.E_KERNEL)
+        self.assertEqual(last, "15 passed, 1 failed")
+
+    def test_skips_fail_unless_allowed(self):
+        sk = run("clean-console.log", "skipped-results.log")
+        rc, last = self.summarise([sk])
+        self.assertEqual((rc, last), (report.E_TEST,
+                                      "7 passed, 0 failed, 1 skipped"))
+        rc, _ = self.summarise([sk], allow_skip=True)
+        self.assertEqual(rc, report.E_OK)
+
+
+class Collect(unittest.TextTestResult):
+    """Remembers every test's outcome for the JSON results."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.outcomes = []
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.outcomes.append((test.id(), "pass"))
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.outcomes.append((test.id(), "fail"))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.outcomes.append((test.id(), "fail"))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self.outcomes.append((test.id(), "skip"))
+
+
+def main():
+    out = None
+    if len(sys.argv) == 3 and sys.argv[1] == "--json":
+        out = sys.argv[2]
+    suite = unittest.defaultTestLoader.loadTestsFromModule(
+        sys.modules[__name__])
+    runner = unittest.TextTestRunner(verbosity=2, resultclass=Collect)
+    res = runner.run(suite)
+    if out:
+        tests = [{"name": "harness." + name.replace("__main__.", ""),
+                  "status": st, "detail": ""} for name, st in res.outcomes]
+        cls = report.E_OK if res.wasSuccessful() else report.E_TEST
+        with open(out, "w") as f:
+            json.dump({"run": "harness", "class": cls,
+                       "class_name": report.CLASS_NAMES[cls],
+                       "message": "harness self-tests", "tests": tests,
+                       "reports": []}, f, indent=1)
+    passed = sum(st == "pass" for _, st in res.outcomes)
+    print("%d passed, %d failed" % (passed, len(res.outcomes) - passed))
+    return 0 if res.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
