@@ -11,6 +11,9 @@ frags=()
 for f in $(variant_fragments "$v"); do
 	frags+=("$TOP/configs/$f.config")
 done
+# What the selftests say they need, for the kernels that run them.
+st=$TREE/tools/testing/selftests/unwind/config
+[ "$arch" = x86_64 ] && [ -f "$st" ] && frags+=("$st")
 b=$(build_dir "$v")
 mkdir -p "$b"
 log=$LOGS/config-$v.log
