@@ -22,6 +22,7 @@ static inline unsigned int arch_unwind_user_word_size(struct pt_regs *regs)
 {
 	return sizeof(long);
 }
+
 #define arch_unwind_user_word_size arch_unwind_user_word_size
 #endif
 
@@ -40,6 +41,7 @@ static inline bool arch_unwind_user_at_func_entry(struct pt_regs *regs)
 {
 	return false;
 }
+
 #define arch_unwind_user_at_func_entry arch_unwind_user_at_func_entry
 #endif
 

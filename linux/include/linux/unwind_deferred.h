@@ -17,7 +17,7 @@
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/unwind_deferred_types.h>
-#include <linux/unwind_user.h>
+#include <linux/unwind_user_types.h>
 
 struct unwind_work;
 

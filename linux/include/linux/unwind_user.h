@@ -16,7 +16,7 @@
 
 #ifdef CONFIG_UNWIND_USER
 
-int unwind_user_start(struct unwind_user_state *state);
+struct unwind_user_state *unwind_user_start(struct unwind_user_state *state);
 int unwind_user_next(struct unwind_user_state *state);
 int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries);
 
@@ -29,8 +29,8 @@ int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries);
  * May fault and sleep.
  */
 #define for_each_user_frame(state)					\
-	for (unwind_user_start(state); !(state)->done;			\
-	     unwind_user_next(state))
+	for (struct unwind_user_state *__uus = unwind_user_start(state); \
+	     !__uus->done; unwind_user_next(__uus))
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int unwind_user_frame_cfa(const struct unwind_user_state *state,

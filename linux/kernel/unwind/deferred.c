@@ -23,6 +23,7 @@
 #include <linux/task_work.h>
 #include <linux/uaccess.h>
 #include <linux/unwind_deferred.h>
+#include <linux/unwind_user.h>
 #include <kunit/visibility.h>
 
 /*

@@ -7,6 +7,7 @@
  * runs in task context with page faults enabled. A hostile or corrupt chain
  * cannot loop: each step must move strictly up the stack.
  */
+#include <linux/export.h>
 #include <linux/kernel.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -161,6 +162,7 @@ int unwind_user_next(struct unwind_user_state *state)
 	}
 	return ret;
 }
+EXPORT_SYMBOL_GPL(unwind_user_next);
 
 /**
  * unwind_user_start - position the iterator on the interrupted user frame
@@ -171,10 +173,9 @@ int unwind_user_next(struct unwind_user_state *state)
  * the architecture cannot walk (x86 vm86) get an empty walk.
  *
  * Context: Task context.
- * Return: 0 if there is a first frame, -EINVAL if there is none (then
- * @state->done is set).
+ * Return: @state, with @state->done set if there is no frame at all.
  */
-int unwind_user_start(struct unwind_user_state *state)
+struct unwind_user_state *unwind_user_start(struct unwind_user_state *state)
 {
 	struct pt_regs *regs = task_pt_regs(current);
 
@@ -182,13 +183,13 @@ int unwind_user_start(struct unwind_user_state *state)
 	state->done = true;
 
 	if (current->flags & (PF_KTHREAD | PF_USER_WORKER))
-		return -EINVAL;
+		return state;
 	if (!user_mode(regs))
-		return -EINVAL;
+		return state;
 
 	state->ws = arch_unwind_user_word_size(regs);
 	if (!state->ws)
-		return -EINVAL;
+		return state;
 
 	state->ip = instruction_pointer(regs);
 	state->sp = user_stack_pointer(regs);
@@ -196,8 +197,9 @@ int unwind_user_start(struct unwind_user_state *state)
 	state->type = UNWIND_USER_TYPE_FP;
 	state->topmost = true;
 	state->done = false;
-	return 0;
+	return state;
 }
+EXPORT_SYMBOL_GPL(unwind_user_start);
 
 /**
  * unwind_user - walk the user stack of the current task
@@ -234,3 +236,4 @@ int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries)
 
 	return trace->nr ? 0 : -EINVAL;
 }
+EXPORT_SYMBOL_GPL(unwind_user);

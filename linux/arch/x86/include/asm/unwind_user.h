@@ -20,6 +20,7 @@ static inline unsigned int arch_unwind_user_word_size(struct pt_regs *regs)
 		return 0;
 	return user_64bit_mode(regs) ? 8 : 4;
 }
+
 #define arch_unwind_user_word_size arch_unwind_user_word_size
 
 /*
@@ -30,6 +31,7 @@ static inline bool arch_unwind_user_at_func_entry(struct pt_regs *regs)
 {
 	return is_uprobe_at_func_entry(regs);
 }
+
 #define arch_unwind_user_at_func_entry arch_unwind_user_at_func_entry
 
 #include <asm-generic/unwind_user.h>
