@@ -598,7 +598,7 @@ static void *requester_fn(void *arg)
 
 	while (fd >= 0 && !__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE) &&
 	       r->writes < 200) {
-		if (request(fd, reqs, "task:%d,%d wait:2", r->a, r->b) != 2)
+		if (request(fd, reqs, "task:%d,%d wait:5", r->a, r->b) != 2)
 			break;
 		r->writes++;
 		if (!reqs[1].ret)
