@@ -7,7 +7,7 @@
 
 H=$TOP/harness
 R=$OUT/results
-rm -rf "$R" "$LOGS/phases.tsv"
+rm -rf "$R" "$LOGS/phases.tsv" "$OUT/kselftest"
 mkdir -p "$R"
 t_start=$(date +%s)
 
@@ -42,6 +42,7 @@ rc=0
 python3 "$H/tests/test_report.py" --json "$R/harness.json" > "$LOGS/harness-tests.log" 2>&1 || rc=$?
 tail -n 1 "$LOGS/harness-tests.log"
 [ $rc -eq 0 ] || warn "harness self-tests failed (log: $LOGS/harness-tests.log)"
+[ -f "$R/harness.json" ] || record harness "$E_TEST" "harness.selftests=fail"
 
 phase checkpatch
 "$H/series.sh" --checkpatch-only --json "$R/checkpatch.json" || true
@@ -51,7 +52,8 @@ for v in guest debug; do
 	rc=0; "$H/config.sh" "$v" || rc=$?
 	[ $rc -eq 0 ] || { record "$v" "$rc" "config.$v=fail"; continue; }
 	phase "build-$v"
-	rc=0; "$H/build.sh" "$v" || rc=$?
+	w1=""; [ "$v" = guest ] && w1=1
+	rc=0; W1=$w1 "$H/build.sh" "$v" || rc=$?
 	[ $rc -eq 0 ] || { record "$v" "$rc" "build.$v=fail"; continue; }
 	if [ "$v" = guest ]; then
 		phase selftests-build
