@@ -38,21 +38,19 @@ def main():
         return "%s+0x%x" % (syms[i][1], addr - syms[i][0])
 
     for line in sys.stdin:
-        words = line.rstrip("\n").split(" ")
-        if len(words) > 5 and re.fullmatch(r"\d+", words[0].strip()) and \
-                words[2].startswith("0x"):
+        words = line.split()
+        if len(words) > 5 and words[0].isdigit() and words[2].startswith("0x"):
             # A records line: pid tracer cookie ctx nr ips...
             cookie = int(words[2], 16)
-            head = "%s tracer=%s cookie=%s (cpu %d, count %d) from=%s nr=%s" % (
-                words[0].strip(), words[1], words[2], (cookie & 0xffffffff) - 1,
-                cookie >> 32, words[3], words[4])
-            print("  " + head)
-            for w in words[5:]:
-                if w:
-                    print("        " + re.sub(r"0x[0-9a-f]+", name, w))
+            print("  pid %s  tracer %s  cookie %s (cpu %d, counter %d)  "
+                  "requested from %s  %s frames" % (
+                      words[0], words[1], words[2], (cookie & 0xffffffff) - 1,
+                      cookie >> 32, words[3], words[4]))
+            for i, w in enumerate(words[5:]):
+                print("      #%-2d %-18s %s" % (i, w,
+                                               re.sub(r"0x[0-9a-f]+", name, w)))
             continue
         print(re.sub(r"\b0x[0-9a-f]{6,}\b", name, line.rstrip("\n")))
-
 
 if __name__ == "__main__":
     main()

@@ -97,11 +97,12 @@ int main(void)
 	       "a new entry context, so a new cookie:\n");
 	main_loop("request task:0 migrate");
 
-	printf("\nCallbacks received on the way back to user space\n"
-	       "(pid tracer cookie requested-from nr ips...):\n");
+	printf("\nCallbacks received on the way back to user space, one per tracer\n"
+	       "and entry context, all from one walk per entry context:\n");
 	rec = fopen(DIR "/records", "r");
 	while (rec && fgets(line, sizeof(line), rec))
-		printf("  %s", line);
+		if (line[0] != '#')
+			printf("  %s", line);
 	printf("\nCounters:\n");
 	rec = fopen(DIR "/status", "r");
 	while (rec && fgets(line, sizeof(line), rec))
