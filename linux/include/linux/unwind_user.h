@@ -26,7 +26,8 @@ int unwind_user(struct unwind_stacktrace *trace, unsigned int max_entries);
  *
  * The body sees one frame per iteration in @state->ip, innermost first. The
  * loop ends when no further frame can be found; the body may also break out.
- * May fault and sleep.
+ *
+ * Context: Task context, page faults enabled; may fault and sleep.
  */
 #define for_each_user_frame(state)					\
 	for (struct unwind_user_state *__uus = unwind_user_start(state); \

@@ -496,6 +496,7 @@ void unwind_deferred_task_exit(struct task_struct *task)
 {
 	struct unwind_task_info *info = &task->unwind_info;
 
+	might_sleep();
 	if (WARN_ON_ONCE(task != current))
 		return;
 

@@ -145,6 +145,7 @@ int unwind_user_next(struct unwind_user_state *state)
 {
 	int ret = -EINVAL;
 
+	might_fault();
 	if (state->done)
 		return -EINVAL;
 
