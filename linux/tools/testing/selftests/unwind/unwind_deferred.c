@@ -643,6 +643,45 @@ TEST_F(udt, cancel_races_pending_requests)
 	EXPECT_LT(0, ok_b);
 }
 
+struct pending_pair {
+	int a, b;
+	int ret;
+	pid_t tid;
+};
+
+static void *pending_pair_fn(void *arg)
+{
+	struct pending_pair *p = arg;
+	struct udt_req reqs[2];
+	int fd = udt_open();
+
+	p->tid = udt_gettid();
+	p->ret = fd < 0 ? -errno : request(fd, reqs, "task:%d,%d wait:1000", p->a, p->b);
+	if (p->ret == 2 && (reqs[0].ret || reqs[1].ret))
+		p->ret = -1;
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* A request still pending when its tracer is cancelled is dropped. */
+TEST_F(udt, cancel_drops_pending_request)
+{
+	struct pending_pair p = { .a = self->id, .b = udt_register(self->fd) };
+	pthread_t thread;
+
+	ASSERT_LE(0, p.b);
+	ASSERT_EQ(0, pthread_create(&thread, NULL, pending_pair_fn, &p));
+	ASSERT_EQ(0, udt_wait_waiting(1));
+	ASSERT_EQ(0, udt_cmd(self->fd, NULL, "cancel %d", self->id));
+	ASSERT_EQ(0, pthread_join(thread, NULL));
+	ASSERT_EQ(2, p.ret);
+
+	EXPECT_EQ(0, udt_records(p.tid, self->id, NULL, 0));
+	EXPECT_EQ(1, udt_records(p.tid, p.b, NULL, 0));
+	EXPECT_EQ(0, udt_status("late"));
+}
+
 /* A cancelled tracer's bit goes back to the pool and works for a new one. */
 TEST_F(udt, cancel_frees_the_bit)
 {
