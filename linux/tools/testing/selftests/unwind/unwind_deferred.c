@@ -291,8 +291,8 @@ TEST_F(udt, tracers_share_one_walk)
  * Write @cmd with the frame pointer set to @fp for the duration of the
  * system call; the red zone below the stack pointer is left alone.
  */
-static __udt_noinline long write_with_fp(int fd, const char *cmd, unsigned long fp,
-				       unsigned long *ip)
+static __udt_noinline long write_with_fp(int fd, const char *cmd,
+					 unsigned long fp, unsigned long *ip)
 {
 	char buf[256];
 	size_t len = strlen(cmd);
