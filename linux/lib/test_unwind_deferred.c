@@ -794,10 +794,10 @@ static int udt_arm_set(struct udt_arm *arm, struct udt_tracer *t)
 	arm->cookie = 0;
 	/*
 	 * Publish tracer and result fields before the task the probe matches;
-	 * pairs with the cmpxchg() in udt_arm_pre().
+	 * pairs with the cmpxchg() in udt_arm_pre(). Disarming stores NULL,
+	 * which arm->task already is.
 	 */
-	if (t)
-		smp_store_release(&arm->task, current);
+	smp_store_release(&arm->task, t ? current : NULL);
 	mutex_unlock(&udt_arm_lock);
 
 	udt_tracer_put(old);
