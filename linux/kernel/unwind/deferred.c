@@ -487,7 +487,8 @@ void __unwind_task_reset(void)
  * unwind_deferred_task_exit - run pending callbacks of an exiting task
  * @task: the exiting task, current
  *
- * Called before exit_mm(), so that the walk still finds the user stack.
+ * Called before perf_event_exit_task() and exit_mm(), so that the walk still
+ * finds the user stack and the callbacks still find the task's events.
  * New requests are refused from PF_EXITING on.
  *
  * Context: do_exit(), process context; may fault and sleep.
