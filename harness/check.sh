@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Everything `make run` needs, then every test: the harness's own tests, the
-# series' checkpatch, KUnit + selftests on the guest and the debug kernel, and a
+# series' checkpatch, KUnit + selftests (perf included) on the guest and the
+# debug kernel, perf's fallback on the base kernel without the series, and a
 # build with CONFIG_UNWIND_USER=n. Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
@@ -47,6 +48,11 @@ tail -n 1 "$LOGS/harness-tests.log"
 phase checkpatch
 "$H/series.sh" --checkpatch-only --json "$R/checkpatch.json" || true
 
+# The static perf tool the selftests drive, built from the series' tree.
+phase perf-build
+rc=0; "$H/perf.sh" || rc=$?
+[ $rc -eq 0 ] || record perf "$rc" "build.perf=fail"
+
 for v in guest debug; do
 	phase "config-$v"
 	rc=0; "$H/config.sh" "$v" || rc=$?
@@ -63,6 +69,23 @@ for v in guest debug; do
 	phase "boot-$v"
 	"$H/guest-run.sh" "$v" "$v" || true
 done
+
+# The base kernel, as an older kernel: perf record --call-graph fp,defer must
+# fall back to fp there. It needs the perf tool and the workload.
+phase config-old
+rc=0; "$H/config.sh" old || rc=$?
+if [ $rc -ne 0 ]; then
+	record old "$rc" "config.old=fail"
+else
+	phase build-old
+	rc=0; "$H/build.sh" old || rc=$?
+	if [ $rc -ne 0 ]; then
+		record old "$rc" "build.old=fail"
+	else
+		phase boot-old
+		"$H/guest-run.sh" old old || true
+	fi
+fi
 
 phase nounwind-build
 rc=0

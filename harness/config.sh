@@ -7,12 +7,13 @@
 
 v=${1:?usage: config.sh VARIANT}
 arch=$(variant_arch "$v")
+src=$(variant_src "$v")
 frags=()
 for f in $(variant_fragments "$v"); do
 	frags+=("$TOP/configs/$f.config")
 done
 # What the selftests say they need, for the kernels that run them.
-st=$TREE/tools/testing/selftests/unwind/config
+st=$src/tools/testing/selftests/unwind/config
 [ "$arch" = x86_64 ] && [ -f "$st" ] && frags+=("$st")
 b=$(build_dir "$v")
 mkdir -p "$b"
@@ -24,9 +25,9 @@ cat "${frags[@]}" > "$want"
 k=$b.kconfig
 mkdir -p "$k"
 {
-	make -C "$TREE" O="$k" ARCH="$arch" tinyconfig &&
-	"$TREE/scripts/kconfig/merge_config.sh" -m -O "$k" "$k/.config" "${frags[@]}" &&
-	make -C "$TREE" O="$k" ARCH="$arch" olddefconfig
+	make -C "$src" O="$k" ARCH="$arch" tinyconfig &&
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$k" "$k/.config" "${frags[@]}" &&
+	make -C "$src" O="$k" ARCH="$arch" olddefconfig
 } > "$log" 2>&1 || die "$E_CONFIG" "$v: kconfig failed" "$log"
 cmp -s "$k/.config" "$b/.config" || cp "$k/.config" "$b/.config"
 

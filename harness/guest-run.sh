@@ -13,13 +13,28 @@ runlist=$OUT/runlist-$name
 settings=$OUT/kselftest/unwind/settings
 tmo=$(sed -n 's/^timeout=//p' "$settings" 2>/dev/null || true)
 [ "$v" = debug ] && tmo=$(( ${tmo:-120} * 3 ))
-while IFS=: read -r coll prog; do
-	[ -n "$prog" ] || continue
-	echo "$coll.$prog ${tmo:-120} ./$coll/$prog" >> "$runlist"
-done < "$OUT/kselftest/kselftest-list.txt"
+extra=()
+if [ "$v" = old ]; then
+	# The base kernel has no deferred unwinding: only perf's fallback runs.
+	[ -x "$OUT/kselftest/unwind/perf_workload" ] ||
+		die "$E_NOTESTS" "no perf_workload in $OUT/kselftest (run selftests.sh first)"
+	extra+=("$TOP/harness/guest/perf-fallback.sh:/usr/libexec/perf-fallback.sh")
+	echo "perf.fallback ${tmo:-120} sh /usr/libexec/perf-fallback.sh ./unwind/perf_workload" \
+		>> "$runlist"
+else
+	while IFS=: read -r coll prog; do
+		[ -n "$prog" ] || continue
+		echo "$coll.$prog ${tmo:-120} ./$coll/$prog" >> "$runlist"
+	done < "$OUT/kselftest/kselftest-list.txt"
+fi
+
+# The static perf tool, for the selftests that drive it (perf_tool.sh).
+if [ -x "$OUT/build/perf/perf" ]; then
+	extra+=("$OUT/build/perf/perf:/usr/bin/perf")
+fi
 
 initrd=$OUT/initramfs-$name.cpio.gz
-"$TOP/harness/initramfs.sh" "$initrd" "$runlist"
+"$TOP/harness/initramfs.sh" "$initrd" "$runlist" ${extra[@]+"${extra[@]}"}
 "$TOP/harness/boot.sh" "$v" "$initrd" "$name"
 rc=0
 python3 "$TOP/harness/report.py" parse --name "$name" \

@@ -101,12 +101,16 @@ series_commits() {
 	find "$TOP/series" -mindepth 1 -maxdepth 1 -type d -name '[0-9][0-9][0-9][0-9]-*' | sort
 }
 
-# Kernel build variants: ARCH and config fragments for each.
+# Kernel build variants: ARCH, config fragments and source tree for each.
+# guest/debug: the series on x86_64 (debug adds lockdep, KASAN, UBSAN);
+# nounwind: the series on i386, which has no CONFIG_UNWIND_USER;
+# old: the base kernel without the series, as tools see an older kernel.
+VARIANTS="guest, debug, nounwind, old"
 variant_arch() {
 	case $1 in
-	guest|debug) echo x86_64 ;;
+	guest|debug|old) echo x86_64 ;;
 	nounwind) echo i386 ;;
-	*) die "$E_USAGE" "unknown kernel variant '$1' (guest, debug, nounwind)" ;;
+	*) die "$E_USAGE" "unknown kernel variant '$1' ($VARIANTS)" ;;
 	esac
 }
 
@@ -115,7 +119,15 @@ variant_fragments() {
 	guest) echo "guest x86_64 unwind" ;;
 	debug) echo "guest x86_64 unwind debug" ;;
 	nounwind) echo "guest i386" ;;
-	*) die "$E_USAGE" "unknown kernel variant '$1' (guest, debug, nounwind)" ;;
+	old) echo "guest x86_64" ;;
+	*) die "$E_USAGE" "unknown kernel variant '$1' ($VARIANTS)" ;;
+	esac
+}
+
+variant_src() {
+	case $1 in
+	old) echo "$BASE_DIR" ;;
+	*) variant_arch "$1" > /dev/null && echo "$TREE" ;;
 	esac
 }
 

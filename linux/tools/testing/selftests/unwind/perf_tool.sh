@@ -16,7 +16,7 @@ loops=${PERF_WORKLOAD_LOOPS:-1000}
 # cpu-clock period in ns: 0.5 ms, some 500 samples per run.
 period=500000
 chain="w_inner w_middle w_outer main"
-ntests=10
+ntests=11
 
 tmp=$(mktemp -d /tmp/perf_tool.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -145,6 +145,26 @@ if [ "$stitched" -gt 0 ]; then
 else
 	fail "perf script: kernel samples continue into the deferred user part"
 	grep -m 5 entry_SYSCALL "$tmp/defer.chains" | sed 's/^/# /'
+fi
+
+# No sample lost its user part: also those taken on the way out of the
+# kernel after their record was written get the task's last record.
+nouser=$(awk '
+	function flush() {
+		if (on && !user)
+			n++
+		on = 0
+	}
+	/^[ \t]*$/ { flush(); next }
+	/^[^\t]/ { flush(); on = $1 == "perf_workload" && !/PERF_RECORD_/; user = 0; next }
+	on && $NF != "([kernel.kallsyms])" { user = 1 }
+	END { flush(); print n + 0 }' "$tmp/defer.script")
+echo "# perf script: $nouser of $total samples without a user part"
+if [ "$total" -gt 0 ] && [ "$nouser" -eq 0 ]; then
+	pass "perf script: every sample has its user part"
+else
+	fail "perf script: every sample has its user part"
+	grep -m 3 -B 12 'task_work_run\|irqentry_exit' "$tmp/defer.script" | sed 's/^/# /'
 fi
 
 # perf report's call graph (callee first) has the chain too.
