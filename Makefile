@@ -5,10 +5,11 @@ H := harness
 .PHONY: help deps base tree config build selftests run check series bisect bench clean distclean
 
 help:
-	@echo 'make run        build the patched kernel, boot it in QEMU, show the demo'
+	@echo 'make run        build the patched kernel and perf, boot in QEMU, show perf with deferred callchains'
 	@echo 'make check      build everything and run every test; ends with "N passed, N failed"'
 	@echo 'make series     export the series as patches (out/series) and checkpatch them'
 	@echo 'make bisect     build the guest kernel after each commit of the series'
+	@echo 'make bench      perf call-graph costs: fp vs fp,defer vs dwarf in QEMU (out/bench/table.txt)'
 	@echo 'make deps       install missing Debian packages (root or sudo)'
 	@echo 'make tree       base + series into out/tree (incremental)'
 	@echo 'make build      configure and build the guest kernel (V=guest|debug|nounwind)'
@@ -32,6 +33,8 @@ selftests: build
 	@$(H)/selftests.sh $(V)
 run:
 	@$(H)/run.sh
+bench:
+	@$(H)/bench.sh
 check:
 	@$(H)/check.sh
 series: tree

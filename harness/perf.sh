@@ -26,7 +26,8 @@ flags=(
 mkdir -p "$b"
 t0=$(date +%s)
 info "building static perf (-j$JOBS, log: $log)"
-if ! make -C "$src" O="$b" -j"$JOBS" "${flags[@]}" perf > "$log" 2>&1; then
+# Under the build lock: two builds into one O= folder break each other.
+if ! with_build_lock make -C "$src" O="$b" -j"$JOBS" "${flags[@]}" perf > "$log" 2>&1; then
 	# With -j the first error scrolls away behind the other jobs' output.
 	grep -m 5 -A 4 -E '(error:|undefined reference|\*\*\*)' "$log" >&2 || true
 	die "$E_BUILD" "perf build failed" "$log"

@@ -1,111 +1,145 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Demo for `make run`: a program five functions deep asks the test consumer
- * (lib/test_unwind_deferred.c) for deferred unwinds of itself from task, IRQ
- * and NMI context in one system call, then once more in a second one, and
- * prints what the callbacks received. The host symbolizes the addresses.
+ * Workload for `make run`, profiled there with
+ * `perf record -e cpu-clock --call-graph fp,defer`: a main loop five functions
+ * deep that loads an asset with one long read(2) from /dev/zero (many samples
+ * in the kernel per system call) and then shades pixels (samples in user
+ * space). Usage: demo [FRAMES]
  *
- * The write(2) is a raw syscall instruction inside this program so that the
- * user stack is all frame-pointer code (Debian's static libc has none).
+ * No libc: Debian's static libc has no frame pointers, so its start code would
+ * end every user stack in garbage. Here _start clears the frame pointer and
+ * calls main, and system calls are raw syscall instructions, so every user
+ * frame is this file's and each stack ends cleanly at _start.
  */
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <asm/unistd.h>
 
-#define DIR "/sys/kernel/debug/unwind_deferred_test"
+#define ASSET_BYTES (8L << 20)
+#define O_RDONLY 0
+#define PROT_RW 3				/* PROT_READ | PROT_WRITE */
+#define MAP_ANON_POPULATE 0x8022	/* MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
-static int ctl = -1;
-static char result[4096];
+static char *asset;			/* ASSET_BYTES, read into each frame */
+static int zero;
+volatile unsigned long checksum;	/* keeps the shading from being optimized out */
 
-static long raw_write(int fd, const void *buf, unsigned long len)
+static long sys3(long nr, long a, long b, long c)
 {
 	long ret;
 
 	asm volatile("syscall"
 		     : "=a"(ret)
-		     : "0"(SYS_write), "D"(fd), "S"(buf), "d"(len)
+		     : "0"(nr), "D"(a), "S"(b), "d"(c)
 		     : "rcx", "r11", "memory");
 	return ret;
 }
 
-static void command(const char *cmd)
+static long sys6(long nr, long a, long b, long c, long d, long e, long f)
 {
-	long n = raw_write(ctl, cmd, strlen(cmd));
-	ssize_t got;
+	long ret;
+	register long r10 asm("r10") = d;
+	register long r8 asm("r8") = e;
+	register long r9 asm("r9") = f;
 
-	if (n < 0) {
-		fprintf(stderr, "demo: '%s' failed: %s\n", cmd, strerror(-n));
-		exit(1);
-	}
-	got = pread(ctl, result, sizeof(result) - 1, 0);
-	result[got > 0 ? got : 0] = '\0';
-	printf("  > %s\n", cmd);
-	for (char *l = strtok(result, "\n"); l; l = strtok(NULL, "\n"))
-		printf("    %s\n", l);
+	asm volatile("syscall"
+		     : "=a"(ret)
+		     : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+		     : "rcx", "r11", "memory");
+	return ret;
 }
 
-/* The call chain; a stack local keeps each frame even when it is a leaf. */
-static __attribute__((noinline)) void sample_here(const char *cmd)
+static void say(const char *s)
+{
+	long n = 0;
+
+	while (s[n])
+		n++;
+	sys3(__NR_write, 1, (long)s, n);
+}
+
+/* A stack local keeps the frame pointer in leaf functions (gcc 12). */
+static __attribute__((noinline)) void read_asset(void)
 {
 	volatile char keep[8] = { 0 };
 
-	command(cmd);
+	if (sys3(__NR_read, zero, (long)asset, ASSET_BYTES) != ASSET_BYTES) {
+		say("demo: read from /dev/zero failed\n");
+		sys3(__NR_exit_group, 1, 0, 0);
+	}
 	(void)keep[0];
 }
 
-static __attribute__((noinline)) void render_frame(const char *cmd)
+static __attribute__((noinline)) unsigned long shade_pixels(unsigned long seed)
 {
-	sample_here(cmd);
+	volatile char keep[8] = { 0 };
+
+	for (long i = 0; i < 2000000; i++) {
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		seed ^= seed >> 29;
+	}
+	(void)keep[0];
+	return seed;
+}
+
+static __attribute__((noinline)) void load_assets(void)
+{
+	read_asset();
 	asm volatile("" ::: "memory");
 }
 
-static __attribute__((noinline)) void update_scene(const char *cmd)
+static __attribute__((noinline)) unsigned long render_frame(unsigned long seed)
 {
-	render_frame(cmd);
-	asm volatile("" ::: "memory");
+	seed = shade_pixels(seed);
+	asm volatile("" : "+r"(seed) :: "memory");
+	return seed;
 }
 
-static __attribute__((noinline)) void main_loop(const char *cmd)
+static __attribute__((noinline)) unsigned long update_scene(unsigned long seed)
 {
-	update_scene(cmd);
-	asm volatile("" ::: "memory");
+	load_assets();
+	seed = render_frame(seed);
+	asm volatile("" : "+r"(seed) :: "memory");
+	return seed;
 }
 
-int main(void)
+static __attribute__((noinline)) void main_loop(long frames)
 {
-	char line[4096];
-	FILE *rec;
+	unsigned long seed = 1;
 
-	ctl = open(DIR "/control", O_RDWR);
-	if (ctl < 0) {
-		perror("demo: " DIR "/control");
+	for (long i = 0; i < frames; i++)
+		seed = update_scene(seed);
+	checksum = seed;
+}
+
+int main(int argc, char **argv)
+{
+	long frames = 0;
+
+	for (const char *p = argc > 1 ? argv[1] : "40"; *p >= '0' && *p <= '9'; p++)
+		frames = frames * 10 + *p - '0';
+	zero = sys3(__NR_open, (long)"/dev/zero", O_RDONLY, 0);
+	if (zero < 0) {
+		say("demo: cannot open /dev/zero\n");
 		return 1;
 	}
-	printf("Registering two tracers (think: perf and ftrace):\n");
-	command("reset");
-	command("register 2");
-
-	printf("\nSyscall 1: tracer 0 asks from task context, tracer 1 from a hard IRQ,\n"
-	       "tracer 0 again from an NMI. One cookie; the NMI request returns 1\n"
-	       "(already queued):\n");
-	main_loop("request task:0 irq:1 nmi:0");
-
-	printf("\nSyscall 2: tracer 0 asks again, migrating to the other CPU after;\n"
-	       "a new entry context, so a new cookie:\n");
-	main_loop("request task:0 migrate");
-
-	printf("\nCallbacks received on the way back to user space, one per tracer\n"
-	       "and entry context, all from one walk per entry context:\n");
-	rec = fopen(DIR "/records", "r");
-	while (rec && fgets(line, sizeof(line), rec))
-		if (line[0] != '#')
-			printf("  %s", line);
-	printf("\nCounters:\n");
-	rec = fopen(DIR "/status", "r");
-	while (rec && fgets(line, sizeof(line), rec))
-		printf("  %s", line);
+	asset = (char *)sys6(__NR_mmap, 0, ASSET_BYTES, PROT_RW, MAP_ANON_POPULATE, -1, 0);
+	if ((unsigned long)asset > -4096UL) {
+		say("demo: cannot map the asset buffer\n");
+		return 1;
+	}
+	main_loop(frames);
+	say("demo: done\n");
 	return 0;
 }
+
+/* The entry point: the outermost frame, with a zero frame pointer. */
+asm(".globl _start\n"
+    "_start:\n"
+    "	xor %ebp, %ebp\n"
+    "	mov (%rsp), %rdi\n"		/* argc */
+    "	lea 8(%rsp), %rsi\n"		/* argv */
+    "	call main\n"
+    "	mov %eax, %edi\n"
+    "	mov $" STR(__NR_exit_group) ", %eax\n"
+    "	syscall\n");
