@@ -12,7 +12,7 @@ help:
 	@echo 'make bench      perf call-graph costs: fp vs fp,defer vs dwarf in QEMU (out/bench/table.txt)'
 	@echo 'make deps       install missing Debian packages (root or sudo)'
 	@echo 'make tree       base + series into out/tree (incremental)'
-	@echo 'make build      configure and build the guest kernel (V=guest|debug|nounwind)'
+	@echo 'make build      configure and build the guest kernel (V=guest|debug|nounwind|old)'
 	@echo 'make selftests  build the selftests against the guest kernel'
 	@echo 'make clean      remove builds and logs, keep the unpacked base'
 	@echo 'make distclean  remove out/ entirely'
