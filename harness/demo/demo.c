@@ -11,54 +11,17 @@
  * calls main, and system calls are raw syscall instructions, so every user
  * frame is this file's and each stack ends cleanly at _start.
  */
-#include <asm/unistd.h>
+#include "../bench/bench.h"		/* no-libc start code and system calls */
 
 #define ASSET_BYTES (8L << 20)
 #define O_RDONLY 0
 #define PROT_RW 3				/* PROT_READ | PROT_WRITE */
 #define MAP_ANON_POPULATE 0x8022	/* MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE */
-#define STR_(x) #x
-#define STR(x) STR_(x)
 
 static char *asset;			/* ASSET_BYTES, read into each frame */
 static int zero;
 volatile unsigned long checksum;	/* keeps the shading from being optimized out */
 
-static long sys3(long nr, long a, long b, long c)
-{
-	long ret;
-
-	asm volatile("syscall"
-		     : "=a"(ret)
-		     : "0"(nr), "D"(a), "S"(b), "d"(c)
-		     : "rcx", "r11", "memory");
-	return ret;
-}
-
-static long sys6(long nr, long a, long b, long c, long d, long e, long f)
-{
-	long ret;
-	register long r10 asm("r10") = d;
-	register long r8 asm("r8") = e;
-	register long r9 asm("r9") = f;
-
-	asm volatile("syscall"
-		     : "=a"(ret)
-		     : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-		     : "rcx", "r11", "memory");
-	return ret;
-}
-
-static void say(const char *s)
-{
-	long n = 0;
-
-	while (s[n])
-		n++;
-	sys3(__NR_write, 1, (long)s, n);
-}
-
-/* A stack local keeps the frame pointer in leaf functions (gcc 12). */
 static __attribute__((noinline)) void read_asset(void)
 {
 	volatile char keep[8] = { 0 };
@@ -132,14 +95,3 @@ int main(int argc, char **argv)
 	say("demo: done\n");
 	return 0;
 }
-
-/* The entry point: the outermost frame, with a zero frame pointer. */
-asm(".globl _start\n"
-    "_start:\n"
-    "	xor %ebp, %ebp\n"
-    "	mov (%rsp), %rdi\n"		/* argc */
-    "	lea 8(%rsp), %rsi\n"		/* argv */
-    "	call main\n"
-    "	mov %eax, %edi\n"
-    "	mov $" STR(__NR_exit_group) ", %eax\n"
-    "	syscall\n");
