@@ -63,8 +63,15 @@
 #define PD_MAX_SAMPLES	20000
 #define PD_MAX_RECORDS	10000
 #define PD_RING_PAGES	512		/* 2 MiB of ring buffer */
-#define PD_IOV		64
+#define PD_IOV		8		/* readv() of 2 MiB: many short stays */
 #define PD_BUF_SIZE	(256 << 10)
+/*
+ * readv() of 1 GiB for the SIGKILL test: a stay of about 180 ms under QEMU's
+ * TCG, 20 ms or more with KVM, much longer than the parent takes to see
+ * three of its samples and send the signal, which ends it early.
+ */
+#define PD_KILL_IOV	1024
+#define PD_KILL_BUF_SIZE (1 << 20)
 #define PD_EXIT_THREADS	512
 /* Frames after the user ip that must match: pd_b, pd_a, pd_loop, caller. */
 #define PD_MIN_FRAMES	4
@@ -77,11 +84,13 @@ struct pd_shared {
 	int stop;			/* parent: leave the loop */
 	int exit_group;			/* leave it through exit_group in pd_c() */
 	int exit_now;			/* child: the next pd_c() exits */
+	int ready;			/* child: set up, waiting for go */
 	int zero_fd;
 	unsigned long loops;
 	unsigned long spin;		/* iterations of the user-mode loop */
 	unsigned int iovcnt;
-	struct iovec iov[PD_IOV];
+	size_t iov_len;
+	struct iovec iov[PD_KILL_IOV];
 	unsigned long syscall_ip;	/* after pd_c()'s readv instruction */
 	unsigned long exit_ip;		/* after pd_c()'s exit_group instruction */
 	unsigned long spin_lo, spin_hi;	/* pd_c()'s user-mode loop */
@@ -254,19 +263,20 @@ static void pd_child(struct pd_shared *sh, int go_fd, unsigned int threads)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	sh->zero_fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
-	buf = mmap(NULL, PD_BUF_SIZE, PROT_READ | PROT_WRITE,
+	buf = mmap(NULL, sh->iov_len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (sh->zero_fd < 0 || buf == MAP_FAILED)
 		_exit(100);
-	memset(buf, 1, PD_BUF_SIZE);
+	memset(buf, 1, sh->iov_len);
 	for (i = 0; i < sh->iovcnt; i++)
-		sh->iov[i] = (struct iovec){ .iov_base = buf, .iov_len = PD_BUF_SIZE };
+		sh->iov[i] = (struct iovec){ .iov_base = buf, .iov_len = sh->iov_len };
 	pd_stack_bounds(sh);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 << 10);
 	for (i = 0; i < threads; i++)
 		if (pthread_create(&thread, &attr, pd_idle_thread, NULL))
 			_exit(101);
+	__atomic_store_n(&sh->ready, 1, __ATOMIC_RELEASE);
 	if (read(go_fd, &go, 1) != 1)
 		_exit(102);
 	pd_loop(sh);
@@ -624,7 +634,8 @@ static void pd_run(struct __test_metadata *_metadata, struct pd_run *run,
 	ASSERT_NE(NULL, run->records);
 	ASSERT_NE(MAP_FAILED, run->sh);
 	run->sh->spin = 200000;
-	run->sh->iovcnt = run->mode == PD_SIGKILL ? PD_IOV : 8;
+	run->sh->iovcnt = run->mode == PD_SIGKILL ? PD_KILL_IOV : PD_IOV;
+	run->sh->iov_len = run->mode == PD_SIGKILL ? PD_KILL_BUF_SIZE : PD_BUF_SIZE;
 	run->sh->exit_group = run->mode == PD_EXIT_GROUP;
 
 	ASSERT_EQ(0, pipe2(fds, O_CLOEXEC));
@@ -669,6 +680,19 @@ static void pd_run(struct __test_metadata *_metadata, struct pd_run *run,
 		ASSERT_EQ(0, ioctl(run->fd_control, PERF_EVENT_IOC_SET_OUTPUT, run->fd_track));
 	if (run->fd_track2 >= 0)
 		ASSERT_EQ(0, ioctl(run->fd_track2, PERF_EVENT_IOC_SET_OUTPUT, run->fd_track));
+	/* Sample the chain, not the child's setup (its threads, its buffer). */
+	while (!__atomic_load_n(&run->sh->ready, __ATOMIC_ACQUIRE) && pd_now() < deadline) {
+		if (waitpid(run->child, &run->status, WNOHANG) == run->child) {
+			run->child = 0;
+			break;
+		}
+		usleep(1000);
+	}
+	ASSERT_EQ(1, run->sh->ready) {
+		TH_LOG("the child did not get ready (wait status %#x)", run->status);
+	}
+	start = pd_now();
+	deadline = start + seconds * 1000000000ULL;
 	/*
 	 * Then enable the tracking event first: no request is made before
 	 * its record can be written, and no record goes without its samples.
@@ -682,7 +706,8 @@ static void pd_run(struct __test_metadata *_metadata, struct pd_run *run,
 
 	ASSERT_EQ(1, write(run->go_fd, "g", 1));
 	for (i = 0; pd_now() < deadline; i++) {
-		usleep(10000);
+		/* The SIGKILL test must act within the stay it saw. */
+		usleep(run->mode == PD_SIGKILL ? 1000 : 10000);
 		pd_drain(run);
 		if (waitpid(run->child, &run->status, WNOHANG) == run->child) {
 			run->child = 0;
