@@ -46,8 +46,17 @@ struct unwind_work {
 	int			bit;
 };
 
-/* Two bits of each task's mask hold task state; the rest name tracers. */
-#define UNWIND_DEFERRED_MAX_TRACERS	(BITS_PER_LONG - 2)
+/*
+ * Two bits of each task's mask hold task state (the task_work is queued, the
+ * entry context has state to reset); the rest name tracers.
+ */
+enum {
+	UNWIND_PENDING_BIT = 0,
+	UNWIND_USED_BIT,
+	UNWIND_FIRST_TRACER_BIT,
+};
+
+#define UNWIND_DEFERRED_MAX_TRACERS	(BITS_PER_LONG - UNWIND_FIRST_TRACER_BIT)
 
 #ifdef CONFIG_UNWIND_USER
 
@@ -80,6 +89,9 @@ static __always_inline void unwind_task_reset(void)
 #if IS_ENABLED(CONFIG_KUNIT)
 u32 unwind_cookie_next_cnt(u32 cnt);
 u64 unwind_task_cookie(struct unwind_task_info *info);
+int unwind_deferred_queue(struct unwind_task_info *info, int bit, u64 *cookie);
+bool unwind_task_reset_claim(struct unwind_task_info *info);
+void unwind_task_reset_finish(struct unwind_task_info *info);
 #endif
 
 #else /* !CONFIG_UNWIND_USER */

@@ -40,19 +40,13 @@
  *      0     0    none    idle; the return to user costs one branch
  *      1     1    some    task_work queued; the return to user keeps all
  *      0     1    any     callbacks ran or trace cached; the return resets
+ *      1     0    none    the return to user is resetting (IRQs off); a
+ *                         request, only possible from NMI, gets -EBUSY
  */
-enum {
-	UNWIND_PENDING_BIT = 0,
-	UNWIND_USED_BIT,
-	UNWIND_FIRST_TRACER_BIT,
-};
-
 #define UNWIND_PENDING		BIT(UNWIND_PENDING_BIT)
 #define UNWIND_USED		BIT(UNWIND_USED_BIT)
 #define UNWIND_RESERVED		(UNWIND_PENDING | UNWIND_USED)
-
-static_assert(BITS_PER_LONG - UNWIND_FIRST_TRACER_BIT ==
-	      UNWIND_DEFERRED_MAX_TRACERS);
+#define UNWIND_RESETTING	UNWIND_PENDING
 
 /**
  * struct unwind_cache - the per-task trace, walked once per entry context
@@ -274,19 +268,38 @@ static bool unwind_deferred_task_ok(void)
 	return user_mode(task_pt_regs(current));
 }
 
-/* Mark @bit requested in this entry context and queue the work if needed. */
-static int unwind_deferred_queue(struct unwind_task_info *info, int bit,
-				 u64 *cookie)
+/**
+ * unwind_deferred_queue - mark a request and queue the work if needed
+ * @info: the current task's unwind state
+ * @bit: the requesting tracer's bit
+ * @cookie: set to the cookie of the current entry context
+ *
+ * The body of unwind_deferred_request(). Non-static for KUnit only.
+ *
+ * Context: IRQs disabled, or NMI.
+ * Return: as unwind_deferred_request(), without its -EINVAL cases.
+ */
+VISIBLE_IF_KUNIT int unwind_deferred_queue(struct unwind_task_info *info, int bit,
+					   u64 *cookie)
 {
 	unsigned long old, new;
 	int twa;
 
 	lockdep_assert_irqs_disabled();
 
+	/*
+	 * An NMI on the last steps of the return to user space, while
+	 * __unwind_task_reset() clears the cookie. Checked once: with IRQs
+	 * off, only an NMI can run between here and the cmpxchg below, and
+	 * an NMI does not start a reset.
+	 */
+	old = READ_ONCE(info->unwind_mask);
+	if ((old & UNWIND_RESERVED) == UNWIND_RESETTING)
+		return -EBUSY;
+
 	*cookie = unwind_task_cookie(info);
 
 	/* Pairs with the cmpxchg in unwind_deferred_run() and the reset. */
-	old = READ_ONCE(info->unwind_mask);
 	do {
 		if (old & BIT(bit))
 			return 1;
@@ -308,6 +321,7 @@ static int unwind_deferred_queue(struct unwind_task_info *info, int bit,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(unwind_deferred_queue);
 
 /**
  * unwind_deferred_request - ask for the user stack of the current task
@@ -323,7 +337,9 @@ static int unwind_deferred_queue(struct unwind_task_info *info, int bit,
  * Context: Any context, NMI included; never sleeps or allocates.
  * Return: 0 if the callback is now queued, 1 if it was already queued or
  * has already run in this entry context, -EINVAL for a kernel thread, an
- * exiting task, a task not entered from user mode or a cancelled @work.
+ * exiting task, a task not entered from user mode or a cancelled @work,
+ * -EBUSY from an NMI that hit the end of the entry context (its callbacks
+ * have run; the caller may walk the user stack itself).
  */
 int unwind_deferred_request(struct unwind_work *work, u64 *cookie)
 {
@@ -438,49 +454,82 @@ void unwind_deferred_cancel(struct unwind_work *work)
 EXPORT_SYMBOL_GPL(unwind_deferred_cancel);
 
 /**
+ * unwind_task_reset_claim - first step of the reset: claim the mask
+ * @info: the current task's unwind state
+ *
+ * Fails while the work is pending: it was queued from NMI after the
+ * task_work loop and runs after the next entry, with this entry context's
+ * cookie. Otherwise replaces the mask with the resetting state, in which
+ * requests fail with -EBUSY. Non-static for KUnit only.
+ *
+ * Context: Exit to user mode, IRQs disabled.
+ * Return: true if claimed; unwind_task_reset_finish() must follow.
+ */
+VISIBLE_IF_KUNIT bool unwind_task_reset_claim(struct unwind_task_info *info)
+{
+	unsigned long mask = READ_ONCE(info->unwind_mask);
+
+	lockdep_assert_irqs_disabled();
+
+	/*
+	 * A request from NMI that interrupts this sets PENDING and makes the
+	 * cmpxchg fail. Pairs with the cmpxchg in unwind_deferred_queue().
+	 */
+	do {
+		if (mask & UNWIND_PENDING)
+			return false;
+	} while (!try_cmpxchg(&info->unwind_mask, &mask, UNWIND_RESETTING));
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(unwind_task_reset_claim);
+
+/**
+ * unwind_task_reset_finish - second step of the reset: forget everything
+ * @info: the current task's unwind state, claimed by unwind_task_reset_claim()
+ *
+ * Clears the cookie, the cached trace and the done bits, then the mask.
+ * Non-static for KUnit only.
+ *
+ * Context: Exit to user mode, IRQs disabled.
+ */
+VISIBLE_IF_KUNIT void unwind_task_reset_finish(struct unwind_task_info *info)
+{
+	lockdep_assert_irqs_disabled();
+
+	WRITE_ONCE(info->id.cpu, 0);
+	WRITE_ONCE(info->id.cnt, 0);
+	if (info->cache)
+		info->cache->walked = false;
+	WRITE_ONCE(info->unwind_done, 0);
+	/*
+	 * Only an NMI on this CPU, which must see the cookie cleared before
+	 * the mask, and unwind_deferred_cancel(), whose clear_bit() finds no
+	 * tracer bit set, look at the mask meanwhile.
+	 */
+	barrier();
+	WRITE_ONCE(info->unwind_mask, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(unwind_task_reset_finish);
+
+/**
  * __unwind_task_reset - end the entry context of the current task
  *
  * Slow path of unwind_task_reset(), taken when the mask is not empty.
- * Keeps everything while the task_work is pending (it was queued from NMI
- * after the task_work loop and runs after the next entry).
- *
- * A tracer that already asked in this entry context and asks again from an
- * NMI hitting the few instructions below gets a new cookie with return
- * value 1; that cookie then stays for the next entry context.
+ * Keeps everything while the task_work is pending. Otherwise it claims the
+ * mask first, so that a request from an NMI hitting the reset fails with
+ * -EBUSY instead of taking a cookie that the reset would then clear, or
+ * that would stay for the next entry context.
  *
  * Context: Exit to user mode, IRQs disabled.
  */
 void __unwind_task_reset(void)
 {
 	struct unwind_task_info *info = &current->unwind_info;
-	unsigned long mask = READ_ONCE(info->unwind_mask);
 
 	lockdep_assert_irqs_disabled();
 
-	if (mask & UNWIND_PENDING)
-		return;
-
-	/* An NMI request from here on takes a new cookie and walks anew. */
-	WRITE_ONCE(info->id.cpu, 0);
-	WRITE_ONCE(info->id.cnt, 0);
-	if (info->cache)
-		info->cache->walked = false;
-
-	/*
-	 * A request from NMI that interrupts this sets PENDING and makes the
-	 * cmpxchg fail; its work then runs with the new cookie. Pairs with the
-	 * cmpxchg in unwind_deferred_queue().
-	 */
-	do {
-		if (mask & UNWIND_PENDING)
-			return;
-	} while (!try_cmpxchg(&info->unwind_mask, &mask, 0));
-
-	/*
-	 * Clear the done bits last: until the mask is empty a pending run
-	 * must not repeat callbacks of this entry context.
-	 */
-	WRITE_ONCE(info->unwind_done, 0);
+	if (unwind_task_reset_claim(info))
+		unwind_task_reset_finish(info);
 }
 
 /**

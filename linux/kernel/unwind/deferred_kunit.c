@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for deferred user-space unwinding: cookie construction,
- * tracer bit allocation and its limit, cancel, and the refusal of requests
- * from a task without a user stack. KUnit runs them in a kernel thread;
- * other tracers may be registered at the same time.
+ * tracer bit allocation and its limit, cancel, the refusal of requests
+ * from a task without a user stack, and requests during the reset. KUnit
+ * runs them in a kernel thread; other tracers may be registered at the same
+ * time.
  */
 #include <kunit/test.h>
 #include <linux/irqflags.h>
@@ -103,7 +104,7 @@ static void unwind_deferred_test_bits(struct kunit *test)
 		if (unwind_deferred_init(&works[n],
 					 unwind_deferred_test_callback))
 			break;
-		KUNIT_EXPECT_GE(test, works[n].bit, 2);
+		KUNIT_EXPECT_GE(test, works[n].bit, UNWIND_FIRST_TRACER_BIT);
 		KUNIT_EXPECT_LT(test, works[n].bit, BITS_PER_LONG);
 		KUNIT_EXPECT_FALSE(test, seen & BIT(works[n].bit));
 		seen |= BIT(works[n].bit);
@@ -156,12 +157,69 @@ static void unwind_deferred_test_kthread(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cookie, 0ULL);
 }
 
+/*
+ * The return to user space resets the entry context in two steps. An NMI
+ * request between them must fail and leave the cookie alone, rather than
+ * take a cookie that the reset clears or that outlives the entry context.
+ */
+static void unwind_deferred_test_reset_window(struct kunit *test)
+{
+	const int bit = UNWIND_FIRST_TRACER_BIT + 1;
+	const int other = UNWIND_FIRST_TRACER_BIT;
+	struct unwind_task_info info = { };
+	bool claimed_pending, claimed;
+	unsigned long flags, mask;
+	int queued, busy, again;
+	u64 cookie, in_reset = 42;
+	u32 cnt, cnt_in_reset;
+
+	local_irq_save(flags);
+	/* The work is queued: a request only adds its bit. */
+	info.unwind_mask = BIT(UNWIND_PENDING_BIT) | BIT(UNWIND_USED_BIT);
+	queued = unwind_deferred_queue(&info, bit, &cookie);
+	cnt = info.id.cnt;
+
+	/* No reset while the work is pending. */
+	claimed_pending = unwind_task_reset_claim(&info);
+	mask = info.unwind_mask;
+
+	/* The work ran; the reset claims the mask. */
+	info.unwind_mask &= ~BIT(UNWIND_PENDING_BIT);
+	claimed = unwind_task_reset_claim(&info);
+
+	/* NMIs between the two steps, from the tracer and from another one. */
+	busy = unwind_deferred_queue(&info, bit, &in_reset);
+	again = unwind_deferred_queue(&info, other, &in_reset);
+	cnt_in_reset = info.id.cnt;
+
+	unwind_task_reset_finish(&info);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ(test, queued, 0);
+	KUNIT_EXPECT_NE(test, cookie, 0ULL);
+	KUNIT_EXPECT_FALSE(test, claimed_pending);
+	KUNIT_EXPECT_EQ(test, mask, BIT(UNWIND_PENDING_BIT) |
+			BIT(UNWIND_USED_BIT) | BIT(bit));
+	KUNIT_EXPECT_TRUE(test, claimed);
+	KUNIT_EXPECT_EQ(test, busy, -EBUSY);
+	KUNIT_EXPECT_EQ(test, again, -EBUSY);
+	KUNIT_EXPECT_EQ(test, in_reset, 42ULL);
+	KUNIT_EXPECT_EQ(test, cnt_in_reset, cnt);
+
+	/* Everything is forgotten: the next entry takes a new cookie. */
+	KUNIT_EXPECT_EQ(test, info.unwind_mask, 0UL);
+	KUNIT_EXPECT_EQ(test, info.unwind_done, 0UL);
+	KUNIT_EXPECT_EQ(test, info.id.cnt, 0U);
+	KUNIT_EXPECT_EQ(test, info.id.cpu, 0U);
+}
+
 static struct kunit_case unwind_deferred_test_cases[] = {
 	KUNIT_CASE(unwind_deferred_test_next_cnt),
 	KUNIT_CASE(unwind_deferred_test_cookie),
 	KUNIT_CASE(unwind_deferred_test_cookie_race),
 	KUNIT_CASE(unwind_deferred_test_bits),
 	KUNIT_CASE(unwind_deferred_test_kthread),
+	KUNIT_CASE(unwind_deferred_test_reset_window),
 	{}
 };
 
