@@ -8,7 +8,7 @@ help:
 	@echo 'make run        build the patched kernel and perf, boot in QEMU, show perf with deferred callchains'
 	@echo 'make check      build everything and run every test; ends with "N passed, N failed"'
 	@echo 'make series     export the series as patches (out/series) and checkpatch them'
-	@echo 'make bisect     build the guest kernel after each commit of the series'
+	@echo 'make bisect     build the guest kernel (and perf, on tools commits) after each commit'
 	@echo 'make bench      perf call-graph costs: fp vs fp,defer vs dwarf in QEMU (out/bench/table.txt)'
 	@echo 'make deps       install missing Debian packages (root or sudo)'
 	@echo 'make tree       base + series into out/tree (incremental)'

@@ -49,14 +49,8 @@ if [ $((dwarf % 8)) -ne 0 ] || [ "$dwarf" -gt 65528 ]; then
 fi
 
 t_start=$(date +%s)
-phase deps;	"$H/deps.sh"
-phase base;	"$H/base.sh"
-phase apply;	"$H/apply.sh"
-phase config;	"$H/config.sh" guest
-phase build;	"$H/build.sh" guest
-phase perf;	"$H/perf.sh"
-perf=$(build_dir perf)/perf
-[ -x "$perf" ] || die "$E_BUILD" "no perf at $perf after perf.sh"
+prepare_guest_and_perf
+perf=$PERF
 
 phase bench-build
 bin=$B/bin

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The bisect check: build the guest kernel after each commit of the series,
-# from the exported series' git repository (what `make series` produced).
+# from the exported series' git repository (what `make series` produced), and
+# the static perf tool after each commit that changes tools/ outside the
+# selftests.
 . "$(dirname "$0")/lib.sh"
 
 repo=$OUT/series-git
@@ -26,6 +28,11 @@ for c in $commits; do
 		make -C "$repo" O="$b" ARCH=x86_64 olddefconfig &&
 		with_build_lock make -C "$repo" O="$b" ARCH=x86_64 -j"$JOBS" bzImage
 	} > "$log" 2>&1 || die "$E_BUILD" "commit $i ($subj) does not build" "$log"
+	[ -n "$(git -C "$repo" diff --name-only "$c^" "$c" -- tools ':!tools/testing')" ] ||
+		continue
+	PERF_TREE=$repo PERF_BUILD=$(build_dir perf-bisect) PERF_LOG=$LOGS/bisect-$i-perf.log \
+		"$TOP/harness/perf.sh" > /dev/null ||
+		die "$E_BUILD" "commit $i ($subj): perf does not build" "$LOGS/bisect-$i-perf.log"
 done
 phase_end
 git -C "$repo" checkout -q series

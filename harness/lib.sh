@@ -132,3 +132,18 @@ variant_src() {
 }
 
 build_dir() { echo "$OUT/build/$1"; }
+
+# Everything up to a bootable guest kernel and the static perf tool, as
+# phases; sets PERF to the path of perf (for make run and make bench).
+prepare_guest_and_perf() {
+	local h=$TOP/harness
+
+	phase deps;	"$h/deps.sh"
+	phase base;	"$h/base.sh"
+	phase apply;	"$h/apply.sh"
+	phase config;	"$h/config.sh" guest
+	phase build;	"$h/build.sh" guest
+	phase perf;	"$h/perf.sh" > /dev/null
+	PERF=$(build_dir perf)/perf
+	[ -x "$PERF" ] || die "$E_BUILD" "no perf at $PERF after perf.sh"
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Build a static perf from the applied tree, for the guest's initramfs.
-# Usage: perf.sh    (PERF_TREE=DIR builds another tree's tools/perf)
+# Usage: perf.sh    (PERF_TREE=DIR builds another tree's tools/perf,
+#                   PERF_BUILD=DIR into another output folder)
 #
 # The binary must symbolize ELF files (libelf) and accept --call-graph dwarf
 # (libdw DWARF unwinding), all linked statically; python, perl, slang, BPF
@@ -10,8 +11,8 @@
 . "$(dirname "$0")/lib.sh"
 
 src=${PERF_TREE:-$TREE}/tools/perf
-b=$(build_dir perf)
-log=$LOGS/perf.log
+b=${PERF_BUILD:-$(build_dir perf)}
+log=${PERF_LOG:-$LOGS/perf.log}
 [ -f "$src/Makefile.perf" ] || die "$E_BUILD" "no perf sources in $src (run apply.sh)"
 
 flags=(

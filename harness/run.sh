@@ -7,14 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 
 H=$TOP/harness
-phase deps;	"$H/deps.sh"
-phase base;	"$H/base.sh"
-phase apply;	"$H/apply.sh"
-phase config;	"$H/config.sh" guest
-phase build;	"$H/build.sh" guest
-phase perf;	"$H/perf.sh"
-perf=$(build_dir perf)/perf
-[ -x "$perf" ] || die "$E_BUILD" "no perf at $perf after perf.sh"
+prepare_guest_and_perf
+perf=$PERF
 
 phase demo-build
 demo=$OUT/demo/demo
