@@ -183,8 +183,9 @@ static void unwind_deferred_test_reset_window(struct kunit *test)
 	claimed_pending = unwind_task_reset_claim(&info);
 	mask = info.unwind_mask;
 
-	/* The work ran; the reset claims the mask. */
+	/* The work ran the callback; the reset claims the mask. */
 	info.unwind_mask &= ~BIT(UNWIND_PENDING_BIT);
+	info.unwind_done = BIT(bit);
 	claimed = unwind_task_reset_claim(&info);
 
 	/* NMIs between the two steps, from the tracer and from another one. */
