@@ -63,8 +63,14 @@
 #define PD_MAX_SAMPLES	20000
 #define PD_MAX_RECORDS	10000
 #define PD_RING_PAGES	512		/* 2 MiB of ring buffer */
-#define PD_IOV		8		/* readv() of 2 MiB: many short stays */
 #define PD_BUF_SIZE	(256 << 10)
+/*
+ * readv() of 8 MiB, about 1.5 ms under QEMU's TCG: at a 1 ms period many
+ * stays get two samples or more. exit_group's child, sampled every 100 us,
+ * reads 2 MiB.
+ */
+#define PD_IOV		32
+#define PD_EXIT_IOV	8
 /*
  * readv() of 1 GiB for the SIGKILL test: a stay of about 180 ms under QEMU's
  * TCG, 20 ms or more with KVM, much longer than the parent takes to see
@@ -581,6 +587,16 @@ static bool pd_enough(struct pd_run *run)
 	return true;
 }
 
+/*
+ * Stop before the samples or records overflow their arrays, leaving room for
+ * what comes until the child stops; the checks then judge what arrived.
+ */
+static bool pd_nearly_full(const struct pd_run *run)
+{
+	return run->nr_samples > PD_MAX_SAMPLES * 3 / 4 ||
+	       run->nr_records > PD_MAX_RECORDS * 3 / 4;
+}
+
 static void pd_run_init(struct pd_run *run, enum pd_mode mode)
 {
 	memset(run, 0, sizeof(*run));
@@ -634,7 +650,8 @@ static void pd_run(struct __test_metadata *_metadata, struct pd_run *run,
 	ASSERT_NE(NULL, run->records);
 	ASSERT_NE(MAP_FAILED, run->sh);
 	run->sh->spin = 200000;
-	run->sh->iovcnt = run->mode == PD_SIGKILL ? PD_KILL_IOV : PD_IOV;
+	run->sh->iovcnt = run->mode == PD_SIGKILL ? PD_KILL_IOV :
+			  run->mode == PD_EXIT_GROUP ? PD_EXIT_IOV : PD_IOV;
 	run->sh->iov_len = run->mode == PD_SIGKILL ? PD_KILL_BUF_SIZE : PD_BUF_SIZE;
 	run->sh->exit_group = run->mode == PD_EXIT_GROUP;
 
@@ -711,6 +728,10 @@ static void pd_run(struct __test_metadata *_metadata, struct pd_run *run,
 		pd_drain(run);
 		if (waitpid(run->child, &run->status, WNOHANG) == run->child) {
 			run->child = 0;
+			break;
+		}
+		if (pd_nearly_full(run)) {
+			TH_LOG("stopped with the buffers nearly full");
 			break;
 		}
 		if (i < 20 || !pd_enough(run))
