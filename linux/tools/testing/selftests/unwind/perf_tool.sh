@@ -5,8 +5,8 @@
 # fp,defer" on perf_workload (main -> w_outer -> w_middle -> w_inner, which
 # burns kernel time in read(2)), then perf script and perf report stitch
 # each sample's kernel part to the deferred user stack, show the raw
-# records on request, and keep one sample per period of the workload's CPU
-# time, as plain fp does.
+# records on request, show every recorded sample exactly once, and keep one
+# sample per period of the workload's CPU time, as plain fp does.
 #
 # Needs perf in PATH; a missing perf is a failure, not a skip.
 
@@ -17,7 +17,7 @@ loops=${PERF_WORKLOAD_LOOPS:-1000}
 # cpu-clock period in ns: 0.5 ms, some 500 samples per run.
 period=500000
 chain="w_inner w_middle w_outer main"
-ntests=11
+ntests=12
 
 tmp=$(mktemp -d /tmp/perf_tool.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -117,13 +117,15 @@ rates() {
 	echo "# fp: $4 samples in $(cpu_us "$3") us of CPU time: $ppct% of its periods"
 }
 
-# Do the percentages $dpct and $ppct both lie within a quarter of one
-# sample per period, and within 15 points of each other?
+# Do the percentages $dpct and $ppct both lie between 60 and 125, and
+# within 25 points of each other? A period whose timer fires late, when the
+# host deschedules the guest, is skipped, not sampled twice: that is the
+# 75-97% measured on an idle and a loaded host.
 rates_match() {
 	diff=$((dpct - ppct))
-	[ "$dpct" -ge 75 ] && [ "$dpct" -le 125 ] &&
-	[ "$ppct" -ge 75 ] && [ "$ppct" -le 125 ] &&
-	[ "${diff#-}" -le 15 ]
+	[ "$dpct" -ge 60 ] && [ "$dpct" -le 125 ] &&
+	[ "$ppct" -ge 60 ] && [ "$ppct" -le 125 ] &&
+	[ "${diff#-}" -le 25 ]
 }
 
 echo "TAP version 13"
@@ -233,6 +235,16 @@ if [ "$records" -gt 0 ]; then
 	pass "perf report -D: PERF_RECORD_CALLCHAIN_DEFERRED records"
 else
 	fail "perf report -D: PERF_RECORD_CALLCHAIN_DEFERRED records"
+fi
+
+# Merging holds samples back until their record comes: perf script must
+# still show each recorded sample exactly once.
+dumped=$(grep -c "PERF_RECORD_SAMPLE(" "$tmp/dump")
+echo "# perf script: $total samples, perf report -D: $dumped"
+if [ "$dumped" -gt 0 ] && [ "$total" -eq "$dumped" ]; then
+	pass "perf script: every recorded sample shown once"
+else
+	fail "perf script: every recorded sample shown once"
 fi
 
 # Plain fp, the user stack walked in each sample, as before.
