@@ -4,15 +4,12 @@
  * w_outer() -> w_middle() -> w_inner(), which reads /dev/zero with a
  * system call instruction of its own (a C library built without frame
  * pointers would hide its caller) and then sums what it read in user mode.
- * At the end it prints the CPU time it used, user and system, on stderr:
- * that is what a cpu-clock sampling event divides into periods.
  *
  * Usage: perf_workload [LOOPS]
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -72,7 +69,6 @@ int main(int argc, char **argv)
 {
 	unsigned long loops = argc > 1 ? strtoul(argv[1], NULL, 0) : 1000;
 	int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
-	struct rusage ru;
 	long ret;
 
 	if (fd < 0) {
@@ -81,12 +77,5 @@ int main(int argc, char **argv)
 	}
 	ret = w_outer(fd, loops);
 	close(fd);
-	if (getrusage(RUSAGE_SELF, &ru)) {
-		perror("getrusage");
-		return 1;
-	}
-	fprintf(stderr, "perf_workload: %lu loops, cpu_us %lld\n", loops,
-		(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
-		ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 	return ret ? 1 : 0;
 }
