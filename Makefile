@@ -2,46 +2,86 @@
 # The front door: every target calls a script in harness/. See README.md.
 
 H := harness
-.PHONY: help deps base tree config build selftests run check series bisect bench clean distclean
+VARIANT ?= guest
+.PHONY: help deps base tree export series checkpatch roundtrip config build \
+	selftests perf run demo check test shell bisect bench clean distclean
 
 help:
-	@echo 'make run        build the patched kernel and perf, boot in QEMU, show perf with deferred callchains'
-	@echo 'make check      build everything and run every test; ends with "N passed, N failed"'
-	@echo 'make series     export the series as patches (out/series) and checkpatch them'
-	@echo 'make bisect     build the guest kernel (and perf, on tools commits) after each commit'
-	@echo 'make bench      perf call-graph costs: fp vs fp,defer vs dwarf in QEMU (out/bench/table.txt)'
-	@echo 'make deps       install missing Debian packages (root or sudo)'
-	@echo 'make tree       base + series into out/tree (incremental)'
-	@echo 'make build      configure and build the guest kernel (V=guest|debug|nounwind|old)'
-	@echo 'make selftests  build the selftests against the guest kernel'
-	@echo 'make clean      remove builds and logs, keep the unpacked base'
-	@echo 'make distclean  remove out/ entirely'
-
-V ?= guest
+	@echo 'The two commands:'
+	@echo '  make run        build the patched kernel and perf, boot them in QEMU, show perf'
+	@echo '                  with deferred user callchains (the same as make demo)'
+	@echo '  make check      build everything and run every test; ends with "N passed, N failed"'
+	@echo
+	@echo 'The series (series/*.patch, applied in out/tree with git am):'
+	@echo '  make tree       out/tree: the base as first commit + series/ applied (incremental)'
+	@echo '  make export     write the commits of out/tree back to series/'
+	@echo '  make series     the mailable series with its cover letter in out/series'
+	@echo '  make checkpatch checkpatch.pl --strict and MAINTAINERS coverage of every patch'
+	@echo '  make roundtrip  series/ applies with git am and exports back byte for byte'
+	@echo '  make bisect     build the guest kernel (and perf) after every commit'
+	@echo
+	@echo 'Kernels and guests (VARIANT= one of the names in harness/variants):'
+	@echo '  make build      configure and build the VARIANT kernel'
+	@echo '  make selftests  build the selftests against the VARIANT kernel'
+	@echo '  make perf       build the static perf tool from out/tree'
+	@echo '  make test T=GLOB  run only the matching tests in a VARIANT guest'
+	@echo '                  (selftest programs unwind.NAME, KUnit suites kunit.NAME,'
+	@echo '                  perf'"'"'s shell tests perf.deferred)'
+	@echo '  make shell      boot the VARIANT kernel with an interactive shell'
+	@echo '  make bench      perf call-graph costs: fp vs fp,defer vs dwarf (out/bench/table.txt)'
+	@echo '  make deps       install missing Debian packages (root or sudo)'
+	@echo '  make clean      remove builds, runs and logs; keep the base and out/tree'
+	@echo '  make distclean  remove out/ entirely (refuses while out/tree holds unexported work)'
+	@echo
+	@echo 'Settings (make VAR=value or the environment):'
+	@echo '  VARIANT=guest   kernel variant: guest, debug, old, nounwind (harness/variants)'
+	@echo '  T=GLOB          tests for make test'
+	@echo '  FORCE=1         make tree / distclean: discard work in out/tree that is not exported'
+	@echo '  BOOT_APPEND=..  extra kernel command line for every boot'
+	@echo '  BOOT_TIMEOUT=s  seconds before a boot is killed (default per variant)'
+	@echo '  ALLOW_SKIP=1    skipped tests do not fail the run'
+	@echo '  JOBS=n          parallel build jobs (default: the number of CPUs)'
+	@echo '  NO_CCACHE=1     build without ccache'
+	@echo '  BENCH_*         make bench settings (harness/bench.sh)'
+	@echo '  V=1             verbose kernel builds (kbuild)'
 
 deps:
 	@$(H)/deps.sh
 base: deps
 	@$(H)/base.sh
 tree: base
-	@$(H)/apply.sh
+	@$(H)/tree.sh
+export:
+	@$(H)/export.sh
+series: base
+	@$(H)/series.sh
+checkpatch: base
+	@$(H)/checkpatch.sh
+roundtrip: tree
+	@$(H)/roundtrip.sh
 config: tree
-	@$(H)/config.sh $(V)
+	@$(H)/config.sh $(VARIANT)
 build: config
-	@$(H)/build.sh $(V)
+	@$(H)/build.sh $(VARIANT)
 selftests: build
-	@$(H)/selftests.sh $(V)
-run:
-	@$(H)/run.sh
-bench:
-	@$(H)/bench.sh
+	@$(H)/selftests.sh $(VARIANT)
+perf: tree
+	@$(H)/perf.sh > /dev/null
+run demo:
+	@$(H)/demo.sh
 check:
 	@$(H)/check.sh
-series: tree
-	@$(H)/series.sh
-bisect: tree
+test:
+	@$(H)/test.sh $(VARIANT) '$(T)'
+shell:
+	@$(H)/shell.sh $(VARIANT)
+bisect: base
 	@$(H)/bisect.sh
+bench:
+	@$(H)/bench.sh
 clean:
-	rm -rf out/build out/logs out/results out/stage out/kselftest out/selftests-build out/initramfs* out/runlist-*
+	rm -rf out/tree/build-* out/base-tree/build-* out/bisect-tree/build-* out/build \
+		out/logs out/runs out/kselftest out/selftests-build out/demo out/bench \
+		out/roundtrip out/series
 distclean:
-	rm -rf out
+	@$(H)/distclean.sh

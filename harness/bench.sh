@@ -15,7 +15,6 @@
 #   BENCH_TIMEOUT [2400] seconds for all the guest's runs)
 . "$(dirname "$0")/lib.sh"
 
-H=$TOP/harness
 B=$OUT/bench
 usage="usage: bench.sh (no arguments; BENCH_* settings: see its header)"
 [ $# -eq 0 ] || die "$E_USAGE" "$usage"
@@ -74,31 +73,33 @@ MODES="none fp defer dwarf"
 ARGS_syscall="$syscall_args"
 ARGS_compute="$compute_args"
 PARAMS
-echo "bench $tmo sh /bench/guest.sh" > "$B/runlist"
-# A private OUT for the packing: the image gets no selftests, and a concurrent
-# make check keeps its own initramfs-root.
-OUT=$B/pack "$H/initramfs.sh" "$B/initramfs.cpio.gz" "$B/runlist" \
+dir=$(run_dir bench)
+rm -rf "$dir"
+mkdir -p "$dir"
+echo "bench $tmo sh /bench/guest.sh" > "$dir/runlist"
+"$H/initramfs.sh" "$dir/initramfs.cpio.gz" "$dir/root" "$dir/runlist" \
 	"$perf:usr/bin/perf" "$H/bench/guest.sh:bench/guest.sh" "$bin/params:bench/params" \
 	"$bin/syscall:bench/syscall" "$bin/compute:bench/compute" "$bin/perfdata:bench/perfdata"
+rm -rf "$dir/root"
 
 phase boot
-BOOT_TIMEOUT=${BOOT_TIMEOUT:-$((tmo + 300))} "$H/boot.sh" guest "$B/initramfs.cpio.gz" bench
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-$((tmo + 300))} "$H/boot.sh" guest "$dir/initramfs.cpio.gz" "$dir"
 phase_end
 
-res=$LOGS/bench-results.log
+res=$dir/results.log
 rc=0
-python3 "$H/report.py" parse --name bench --console "$LOGS/bench-console.log" \
+python3 "$H/report.py" parse --name bench --console "$dir/console.log" \
 	--results /dev/null > "$B/report.log" || rc=$?
-if [ $rc -ne 0 ] && [ $rc -ne "$E_NOTESTS" ]; then
+if [ $rc -ne 0 ] && [ $rc -ne "$E_NO_TESTS" ]; then
 	cat "$B/report.log" >&2
-	die "$rc" "the bench guest failed" "$LOGS/bench-console.log"
+	die "$rc" "the bench guest failed" "$dir/console.log"
 fi
 if ! grep -q '^UNWIND-TAP-END bench rc=0' "$res"; then
 	grep -A5 '^BENCH-FAIL' "$res" >&2 || true
-	die "$E_TEST" "a bench run failed or did not finish" "$res"
+	die "$E_TEST_FAILURE" "a bench run failed or did not finish" "$res"
 fi
 echo
 rc=0
 python3 "$H/bench/table.py" "$res" "$B" || rc=$?
-[ $rc -eq 0 ] || die "$E_TEST" "the figures are incomplete or wrong (raw: $B/raw.txt)"
+[ $rc -eq 0 ] || die "$E_TEST_FAILURE" "the figures are incomplete or wrong (raw: $B/raw.txt)"
 info "table: $B/table.txt; raw: $B/raw.txt, $B/bench.json ($(( $(date +%s) - t_start ))s)"

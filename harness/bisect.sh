@@ -1,39 +1,43 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The bisect check: build the guest kernel after each commit of the series,
-# from the exported series' git repository (what `make series` produced), and
-# the static perf tool after each commit that changes tools/ outside the
-# selftests.
+# make bisect: every commit of the series builds. Each commit of out/tree's
+# branch (after make tree) is checked out in a worktree of its own
+# (out/bisect-tree) and built with the guest variant's config.sh and build.sh,
+# incrementally in one build folder; perf is built after each commit that
+# changes tools/ outside the selftests. Options an earlier commit's Kconfig
+# cannot set yet are listed, not fatal; the last commit must have them all.
 . "$(dirname "$0")/lib.sh"
+. "$H/series-lib.sh"
 
-repo=$OUT/series-git
-b=$OUT/build/bisect
-"$TOP/harness/series.sh" > /dev/null || true	# checkpatch is not this target's job
-[ -d "$repo/.git" ] || die "$E_SERIES" "no exported series (make series)"
-commits=$(git -C "$repo" rev-list --reverse base..series)
-[ -n "$commits" ] || die "$E_SERIES" "the series is empty"
-mkdir -p "$b"
+[ $# -eq 0 ] || die "$E_USAGE" "usage: bisect.sh (no arguments)"
+"$H/tree.sh"
+wt=$OUT/bisect-tree
+b=$wt/build-bisect
+mapfile -t commits < <(hgit -C "$TREE" rev-list --reverse base..HEAD)
+[ ${#commits[@]} -gt 0 ] || die "$E_SERIES" "the series is empty"
+if [ ! -e "$wt/.git" ]; then
+	hgit -C "$TREE" worktree prune
+	hgit -C "$TREE" worktree add -q --detach "$wt" base > "$LOGS/bisect-tree.log" 2>&1 ||
+		die "$E_BUILD" "cannot add the worktree $wt" "$LOGS/bisect-tree.log"
+fi
+t0=$(date +%s)
 i=0
-for c in $commits; do
+for c in "${commits[@]}"; do
 	i=$((i + 1))
-	subj=$(git -C "$repo" log -1 --format=%s "$c")
-	phase "bisect $i: $subj"
-	git -C "$repo" checkout -q "$c"
-	log=$LOGS/bisect-$i.log
-	{
-		make -C "$repo" O="$b" ARCH=x86_64 tinyconfig &&
-		"$repo/scripts/kconfig/merge_config.sh" -m -O "$b" "$b/.config" \
-			"$TOP/configs/guest.config" "$TOP/configs/x86_64.config" \
-			"$TOP/configs/unwind.config" &&
-		make -C "$repo" O="$b" ARCH=x86_64 olddefconfig &&
-		with_build_lock make -C "$repo" O="$b" ARCH=x86_64 -j"$JOBS" bzImage
-	} > "$log" 2>&1 || die "$E_BUILD" "commit $i ($subj) does not build" "$log"
-	[ -n "$(git -C "$repo" diff --name-only "$c^" "$c" -- tools ':!tools/testing')" ] ||
+	subj=$(hgit -C "$TREE" log -1 --format=%s "$c")
+	phase "bisect $i/${#commits[@]}: $subj"
+	hgit -C "$wt" checkout -q -f --detach "$c"
+	partial=(--partial)
+	[ $i -eq ${#commits[@]} ] && partial=()
+	"$H/config.sh" guest --src "$wt" --build "$b" "${partial[@]}" ||
+		die "$E_CONFIG" "commit $i ($subj): config failed"
+	"$H/build.sh" guest --src "$wt" --build "$b" ||
+		die "$E_BUILD" "commit $i ($subj) does not build"
+	[ -n "$(hgit -C "$wt" diff --name-only "$c^" "$c" -- tools ':!tools/testing')" ] ||
 		continue
-	PERF_TREE=$repo PERF_BUILD=$(build_dir perf-bisect) PERF_LOG=$LOGS/bisect-$i-perf.log \
-		"$TOP/harness/perf.sh" > /dev/null ||
+	PERF_TREE=$wt PERF_BUILD=$(build_dir perf-bisect) PERF_LOG=$LOGS/bisect-$i-perf.log \
+		"$H/perf.sh" > /dev/null ||
 		die "$E_BUILD" "commit $i ($subj): perf does not build" "$LOGS/bisect-$i-perf.log"
 done
 phase_end
-git -C "$repo" checkout -q series
-info "all $i commits build"
+info "all $i commits build ($(( $(date +%s) - t0 ))s)"

@@ -1,35 +1,32 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot a built variant with an initramfs under QEMU (TCG), console and results
-# captured to logs, the whole run wrapped in a timeout.
-# Usage: boot.sh VARIANT INITRAMFS RUN-NAME
+# captured into the run's folder, the whole run wrapped in a timeout.
+#
+# Usage: boot.sh VARIANT INITRAMFS RUNDIR
+#   RUNDIR gets console.log (kernel console, ttyS0), results.log (test output,
+#   ttyS1) and qemu.log. BOOT_TIMEOUT (seconds) and BOOT_APPEND (kernel command
+#   line) override the variant's defaults.
 . "$(dirname "$0")/lib.sh"
 
-v=${1:?usage: boot.sh VARIANT INITRAMFS RUN-NAME}
-initrd=${2:?}
-name=${3:?}
-b=$(build_dir "$v")
-kernel=$b/arch/x86/boot/bzImage
-[ -f "$kernel" ] || die "$E_BOOT" "$v: no kernel at $kernel"
-console=$LOGS/$name-console.log
-results=$LOGS/$name-results.log
-rm -f "$console" "$results"
+[ $# -eq 3 ] || die "$E_USAGE" "usage: boot.sh VARIANT INITRAMFS RUNDIR"
+v=$1 initrd=$2 dir=$3
+kernel=$(build_dir "$v")/arch/x86/boot/bzImage
+[ -f "$kernel" ] || die "$E_BOOT" "$v: no kernel at $kernel (run: make build VARIANT=$v)"
+[ -f "$initrd" ] || die "$E_USAGE" "boot.sh: no initramfs $initrd"
+tmo=${BOOT_TIMEOUT:-$(variant "$v" boot_tmo)}
+[[ $tmo =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "BOOT_TIMEOUT must be a number of seconds, not '$tmo'"
+mkdir -p "$dir"
+rm -f "$dir/console.log" "$dir/results.log" "$dir/qemu.log"
 
-case $v in
-debug) mem=2G; tmo=${BOOT_TIMEOUT:-1200} ;;
-*) mem=1G; tmo=${BOOT_TIMEOUT:-600} ;;
-esac
-cpu=max
-[ "$(variant_arch "$v")" = i386 ] && cpu=qemu32
-
-info "$name: booting $v kernel (timeout ${tmo}s; console: $console)"
+info "$(basename "$dir"): booting $v (timeout ${tmo}s; console: $dir/console.log)"
 rc=0
-timeout -k 10 "$tmo" qemu-system-x86_64 -nodefaults -no-reboot -display none \
-	-accel tcg -cpu "$cpu" -smp 2 -m "$mem" \
+timeout -k 10 "$tmo" "$(variant "$v" qemu)" -nodefaults -no-reboot -display none \
+	-accel tcg -cpu "$(variant "$v" cpu)" -smp 2 -m "$(variant "$v" mem)" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=7 ${BOOT_APPEND:-}" \
-	-serial "file:$console" -serial "file:$results" \
-	> "$LOGS/$name-qemu.log" 2>&1 || rc=$?
-[ $rc -eq 124 ] && warn "$name: QEMU killed after ${tmo}s"
-[ $rc -ne 0 ] && [ $rc -ne 124 ] && warn "$name: QEMU exited with $rc (see $LOGS/$name-qemu.log)"
+	-serial "file:$dir/console.log" -serial "file:$dir/results.log" \
+	> "$dir/qemu.log" 2>&1 || rc=$?
+[ $rc -eq 124 ] && warn "$(basename "$dir"): QEMU killed after ${tmo}s"
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && warn "$(basename "$dir"): QEMU exited with $rc (see $dir/qemu.log)"
 exit 0

@@ -1,21 +1,34 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Build a configured variant: bzImage, and the UAPI headers the tests use.
-# Usage: build.sh VARIANT
+# With W1=1 (make check) the series' own objects must also build W=1 clean.
+#
+# Usage: build.sh VARIANT [--src DIR] [--build DIR]
+#   --src, --build  another source tree and build folder (make bisect)
 . "$(dirname "$0")/lib.sh"
 
-v=${1:?usage: build.sh VARIANT}
-arch=$(variant_arch "$v")
+usage="usage: build.sh VARIANT [--src DIR] [--build DIR]"
+v=${1:-}
+[ -n "$v" ] || die "$E_USAGE" "$usage"
+shift
+arch=$(variant "$v" arch)
 src=$(variant_src "$v")
 b=$(build_dir "$v")
-log=$LOGS/build-$v.log
-[ -f "$b/.config" ] || die "$E_BUILD" "$v: not configured (run config.sh $v)"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--src) src=${2:?--src needs a folder}; shift 2 ;;
+	--build) b=${2:?--build needs a folder}; shift 2 ;;
+	*) die "$E_USAGE" "$usage" ;;
+	esac
+done
+log=$LOGS/build-$(basename "$b").log
+[ -f "$b/.config" ] || die "$E_BUILD" "$v: not configured (run: config.sh $v)"
 
 info "$v: building bzImage (-j$JOBS, log: $log)"
 with_build_lock make -C "$src" O="$b" ARCH="$arch" -j"$JOBS" bzImage \
 	> "$log" 2>&1 || die "$E_BUILD" "$v: kernel build failed" "$log"
-# With W1=1 (make check), the series' own files must build W=1 clean. It costs
-# a recompile of those files and a relink, so plain builds skip it.
+
+# The series' own objects, W=1: a recompile of those files only.
 objs=()
 [ -d "$src/kernel/unwind" ] && objs+=(kernel/unwind/)
 [ -f "$src/lib/test_unwind_deferred.c" ] && objs+=(lib/test_unwind_deferred.o)

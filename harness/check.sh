@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Everything `make run` needs, then every test: the harness's own tests, the
-# series' checkpatch, KUnit + selftests (perf included) on the guest and the
-# debug kernel, perf's fallback on the base kernel without the series, and a
-# build with CONFIG_UNWIND_USER=n. Ends with "N passed, N failed".
+# make check: everything `make demo` needs, then every test: the series' round
+# trip and checkpatch, the harness's own tests, KUnit + selftests (perf
+# included) on each variant that runs tests, perf's fallback on the variant
+# without the series, and the build-only variants. Ends with
+# "N passed, N failed" and exits with the class of the first failure.
 . "$(dirname "$0")/lib.sh"
 
-H=$TOP/harness
-R=$OUT/results
-rm -rf "$R" "$LOGS/phases.tsv" "$OUT/kselftest"
-mkdir -p "$R"
+[ $# -eq 0 ] || die "$E_USAGE" "usage: check.sh (no arguments; see make help)"
+rm -rf "$RUNS" "$LOGS/phases.tsv"
+mkdir -p "$RUNS"
 t_start=$(date +%s)
+results=()
 
-# record NAME CLASS TEST=STATUS: a host-side result for the summary.
+# record NAME CLASS TEST=STATUS...: a host-side result for the summary.
 record() {
-	python3 "$H/report.py" record --name "$1" --json "$R/$1.json" \
-		--class "$2" --test "$3"
+	local name=$1 cls=$2
+	shift 2
+	mkdir -p "$(run_dir "$name")"
+	local args=()
+	for t in "$@"; do args+=(--test "$t"); done
+	python3 "$H/report.py" record --name "$name" --json "$(run_dir "$name")/result.json" \
+		--class "$cls" "${args[@]}"
+	results+=("$(run_dir "$name")/result.json")
 }
 
 # finish: phase times, the per-run table and the closing line; exit with the
@@ -24,72 +31,99 @@ finish() {
 	local rc=0 skip=()
 	phase_end
 	printf '\nPhase times (s):\n'
-	awk -F'\t' '{ printf "  %-20s %5d\n", $1, $2 }' "$LOGS/phases.tsv"
-	printf '  %-20s %5d\n\nResults (logs in %s):\n' total \
-		$(( $(date +%s) - t_start )) "$LOGS"
+	awk -F'\t' '{ printf "  %-24s %5d\n", $1, $2 }' "$LOGS/phases.tsv"
+	printf '  %-24s %5d\n\nResults (runs in %s, logs in %s):\n' total \
+		$(( $(date +%s) - t_start )) "$RUNS" "$LOGS"
 	[ -n "${ALLOW_SKIP:-}" ] && skip=(--allow-skip)
-	python3 "$H/report.py" summary "${skip[@]}" "$R"/*.json || rc=$?
+	python3 "$H/report.py" summary "${skip[@]}" "${results[@]}" || rc=$?
 	exit $rc
 }
 
-for step in deps base apply; do
+# step NAME SCRIPT ARGS...: a phase whose failure ends the run.
+for step in deps base tree; do
 	phase "$step"
 	rc=0; "$H/$step.sh" || rc=$?
 	[ $rc -eq 0 ] || { record "$step" "$rc" "$step=fail"; finish; }
 done
 
+phase roundtrip
+rc=0; "$H/roundtrip.sh" --json "$(run_dir series)/result.json" || rc=$?
+[ -f "$(run_dir series)/result.json" ] && results+=("$(run_dir series)/result.json") ||
+	record series "$rc" "series.roundtrip=fail"
+
 phase harness-selftest
+mkdir -p "$(run_dir harness)"
 rc=0
-python3 "$H/tests/test_report.py" --json "$R/harness.json" > "$LOGS/harness-tests.log" 2>&1 || rc=$?
+python3 "$H/tests/test_report.py" --json "$(run_dir harness)/result.json" \
+	> "$LOGS/harness-tests.log" 2>&1 || rc=$?
 tail -n 1 "$LOGS/harness-tests.log"
 [ $rc -eq 0 ] || warn "harness self-tests failed (log: $LOGS/harness-tests.log)"
-[ -f "$R/harness.json" ] || record harness "$E_TEST" "harness.selftests=fail"
+if [ -f "$(run_dir harness)/result.json" ]; then
+	results+=("$(run_dir harness)/result.json")
+else
+	record harness "$E_TEST_FAILURE" "harness.selftests=fail"
+fi
 
 phase checkpatch
-"$H/series.sh" --checkpatch-only --json "$R/checkpatch.json" || true
+mkdir -p "$(run_dir checkpatch)"
+rc=0; "$H/checkpatch.sh" --json "$(run_dir checkpatch)/result.json" || rc=$?
+if [ -f "$(run_dir checkpatch)/result.json" ]; then
+	results+=("$(run_dir checkpatch)/result.json")
+else
+	record checkpatch "$rc" "checkpatch=fail"
+fi
 
 # The static perf tool the selftests drive, built from the series' tree.
 phase perf-build
-rc=0; "$H/perf.sh" || rc=$?
+rc=0; "$H/perf.sh" > /dev/null || rc=$?
 [ $rc -eq 0 ] || record perf "$rc" "build.perf=fail"
 
-for v in guest debug; do
+# build_variant V [W1]: config and build phases; 0 if the kernel is there.
+build_variant() {
+	local v=$1 rc=0
 	phase "config-$v"
-	rc=0; "$H/config.sh" "$v" || rc=$?
-	[ $rc -eq 0 ] || { record "$v" "$rc" "config.$v=fail"; continue; }
+	"$H/config.sh" "$v" || rc=$?
+	[ $rc -eq 0 ] || { record "$v" "$rc" "config.$v=fail"; return 1; }
 	phase "build-$v"
-	w1=""; [ "$v" = guest ] && w1=1
-	rc=0; W1=$w1 "$H/build.sh" "$v" || rc=$?
-	[ $rc -eq 0 ] || { record "$v" "$rc" "build.$v=fail"; continue; }
-	if [ "$v" = guest ]; then
-		phase selftests-build
-		rc=0; "$H/selftests.sh" guest || rc=$?
-		[ $rc -eq 0 ] || { record "$v" "$rc" "selftests.build=fail"; continue; }
+	W1=${2:-} "$H/build.sh" "$v" || rc=$?
+	[ $rc -eq 0 ] || { record "$v" "$rc" "build.$v=fail"; return 1; }
+}
+
+# boot_variant V: the variant's guest run, its result in the summary.
+boot_variant() {
+	phase "boot-$1"
+	"$H/guest-run.sh" "$1" "$1" || true
+	if [ -f "$(run_dir "$1")/result.json" ]; then
+		results+=("$(run_dir "$1")/result.json")
+	else
+		record "$1" "$E_BOOT" "boot.$1=fail"
 	fi
-	phase "boot-$v"
-	"$H/guest-run.sh" "$v" "$v" || true
+}
+
+selftests_built=""
+for v in $(variants tests); do
+	w1=""; [ -z "$selftests_built" ] && w1=1
+	build_variant "$v" "$w1" || continue
+	if [ -z "$selftests_built" ]; then
+		# Built once, against the first test variant's UAPI headers.
+		phase selftests-build
+		rc=0; "$H/selftests.sh" "$v" || rc=$?
+		[ $rc -eq 0 ] || { record selftests "$rc" "selftests.build=fail"; finish; }
+		selftests_built=$v
+	fi
+	boot_variant "$v"
 done
 
-# The base kernel, as an older kernel: perf record --call-graph fp,defer must
-# fall back to fp there. It needs the perf tool and the workload.
-phase config-old
-rc=0; "$H/config.sh" old || rc=$?
-if [ $rc -ne 0 ]; then
-	record old "$rc" "config.old=fail"
-else
-	phase build-old
-	rc=0; "$H/build.sh" old || rc=$?
-	if [ $rc -ne 0 ]; then
-		record old "$rc" "build.old=fail"
-	else
-		phase boot-old
-		"$H/guest-run.sh" old old || true
-	fi
-fi
+# A kernel without the series, as tools see an older kernel: perf record
+# --call-graph fp,defer must fall back to fp there.
+for v in $(variants fallback); do
+	build_variant "$v" && boot_variant "$v"
+done
 
-phase nounwind-build
-rc=0
-"$H/config.sh" nounwind && "$H/build.sh" nounwind || rc=$?
-if [ $rc -eq 0 ]; then st=pass; else st=fail; fi
-record nounwind "$rc" "build.CONFIG_UNWIND_USER=n=$st"
+# Variants that are only built (CONFIG_UNWIND_USER=n).
+for v in $(variants build); do
+	if build_variant "$v"; then
+		record "$v" 0 "build.$v=pass"
+	fi
+done
 finish

@@ -6,7 +6,7 @@
 PKGS=(build-essential bc bison flex libelf-dev libssl-dev dwarves cpio
       busybox-static qemu-system-x86 gcc-multilib python3 perl git patch
       rsync xz-utils util-linux binutils file
-      libdw-dev zlib1g-dev liblzma-dev libzstd-dev libbz2-dev)
+      libdw-dev zlib1g-dev liblzma-dev libzstd-dev libbz2-dev ccache)
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -21,23 +21,26 @@ done
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
 	command -v sudo >/dev/null ||
-		die "$E_DEPS" "need root or sudo to install: ${missing[*]}"
+		die "$E_DEPENDENCIES" "need root or sudo to install: ${missing[*]}"
 	SUDO=sudo
 fi
 
 info "installing: ${missing[*]}"
 log=$LOGS/apt.log
 $SUDO apt-get update > "$log" 2>&1 ||
-	die "$E_DEPS" "apt-get update failed" "$log"
+	die "$E_DEPENDENCIES" "apt-get update failed" "$log"
 
 pkgs=()
 for p in "${missing[@]}"; do
 	if [ "$p" = "$BASE_PKG" ]; then
-		if apt-cache madison "$BASE_PKG" | grep -qF " $BASE_PIN "; then
+		# Read the whole list first: grep -q closing the pipe early would
+		# make apt-cache fail, and pipefail would take that for "not offered".
+		offered=$(apt-cache madison "$BASE_PKG" | awk -F' *[|] *' '{ print $2 }')
+		if grep -qxF "$BASE_PIN" <<< "$offered"; then
 			p="$BASE_PKG=$BASE_PIN"
 		else
-			newest=$(apt-cache madison "$BASE_PKG" | awk 'NR==1 {print $3}')
-			[ -n "$newest" ] || die "$E_DEPS" "apt offers no $BASE_PKG"
+			newest=$(sed -n 1p <<< "$offered")
+			[ -n "$newest" ] || die "$E_DEPENDENCIES" "apt offers no $BASE_PKG"
 			warn "##############################################################"
 			warn "# $BASE_PKG $BASE_PIN is no longer offered; using $newest."
 			warn "# The series was tested on $BASE_PIN: diffs may not apply."
@@ -48,5 +51,5 @@ for p in "${missing[@]}"; do
 done
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends \
 	"${pkgs[@]}" >> "$log" 2>&1 ||
-	die "$E_DEPS" "apt-get install failed" "$log"
+	die "$E_DEPENDENCIES" "apt-get install failed" "$log"
 info "installed ${#pkgs[@]} packages"

@@ -1,52 +1,92 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Run the installed selftests (and the built-in KUnit suites) in a guest of the
-# given variant; classify the run into $OUT/results/RUN-NAME.json.
-# Usage: guest-run.sh VARIANT RUN-NAME
+# One guest run: write the run list for the variant (the installed selftests,
+# or perf's fallback check on a kernel without the series), pack the
+# initramfs, boot, and classify the run. Everything of the run is in
+# out/runs/NAME/: runlist, initramfs.cpio.gz, console.log, results.log,
+# qemu.log and result.json.
+#
+# Usage: guest-run.sh VARIANT NAME [--only GLOB]
+#   --only GLOB  only the selftest programs whose name (e.g. unwind.perf_deferred)
+#                matches the shell pattern GLOB, and the KUnit suites it
+#                matches (kunit.filter_glob; "kunit." is stripped)
 . "$(dirname "$0")/lib.sh"
 
-v=${1:?usage: guest-run.sh VARIANT RUN-NAME}
-name=${2:?}
-mkdir -p "$OUT/results"
-runlist=$OUT/runlist-$name
+usage="usage: guest-run.sh VARIANT NAME [--only GLOB]"
+[ $# -ge 2 ] || die "$E_USAGE" "$usage"
+v=$1 name=$2
+shift 2
+only=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--only) only=${2:?--only needs a pattern}; shift 2 ;;
+	*) die "$E_USAGE" "$usage" ;;
+	esac
+done
+kst=$OUT/kselftest
+dir=$(run_dir "$name")
+rm -rf "$dir"
+mkdir -p "$dir"
+runlist=$dir/runlist
 : > "$runlist"
-settings=$OUT/kselftest/unwind/settings
+settings=$kst/unwind/settings
 tmo=$(sed -n 's/^timeout=//p' "$settings" 2>/dev/null || true)
-[ "$v" = debug ] && tmo=$(( ${tmo:-120} * 3 ))
-extra=()
-if [ "$v" = old ]; then
-	# The base kernel has no deferred unwinding: only perf's fallback runs.
-	[ -x "$OUT/kselftest/unwind/perf_workload" ] ||
-		die "$E_NOTESTS" "no perf_workload in $OUT/kselftest (run selftests.sh first)"
-	extra+=("$TOP/harness/guest/perf-fallback.sh:/usr/libexec/perf-fallback.sh")
-	echo "perf.fallback ${tmo:-120} sh /usr/libexec/perf-fallback.sh ./unwind/perf_workload" \
-		>> "$runlist"
-else
+tmo=$(( ${tmo:-120} * $(variant "$v" slow) ))
+files=()
+[ -d "$kst" ] || die "$E_NO_TESTS" "no selftests in $kst (run: make selftests)"
+files+=("$kst/:tests")
+
+# want NAME: is the test program NAME selected (--only)?
+want() {
+	# shellcheck disable=SC2053 # GLOB is a pattern
+	[ -z "$only" ] || [[ $1 == $only ]]
+}
+
+# perf's own shell tests, run by "perf test" from /usr/libexec/perf.
+perf_tests=$(variant_src "$v")/tools/perf/tests/shell
+case $(variant "$v" runs) in
+fallback)
+	# The base kernel has no deferred unwinding: only perf's fallback runs,
+	# with the series' perf and its readchain workload.
+	files+=("$H/guest/perf-fallback.sh:usr/libexec/perf-fallback.sh")
+	echo "perf.fallback $tmo sh /usr/libexec/perf-fallback.sh" >> "$runlist"
+	;;
+tests)
 	while IFS=: read -r coll prog; do
 		[ -n "$prog" ] || continue
-		echo "$coll.$prog ${tmo:-120} ./$coll/$prog" >> "$runlist"
-	done < "$OUT/kselftest/kselftest-list.txt"
-fi
+		want "$coll.$prog" || continue
+		echo "$coll.$prog $tmo ./$coll/$prog" >> "$runlist"
+	done < "$kst/kselftest-list.txt"
+	if [ -f "$perf_tests/callchain_deferred_record.sh" ] && want perf.deferred; then
+		files+=("$perf_tests/:usr/libexec/perf/tests/shell"
+			"$H/guest/perf-test.sh:usr/libexec/perf-test.sh")
+		echo "perf.deferred $tmo sh /usr/libexec/perf-test.sh /usr/libexec/perf 'Deferred callchains'" \
+			>> "$runlist"
+	fi
+	;;
+*)
+	die "$E_USAGE" "variant $v is built, never booted"
+	;;
+esac
 
-# The static perf tool, for the selftests that drive it (perf_tool.sh).
-if [ -x "$OUT/build/perf/perf" ]; then
-	extra+=("$OUT/build/perf/perf:/usr/bin/perf")
-fi
+# The static perf tool, for the tests that drive it.
+perf=$(build_dir perf)/perf
+[ -x "$perf" ] && files+=("$perf:usr/bin/perf")
 
-initrd=$OUT/initramfs-$name.cpio.gz
-"$TOP/harness/initramfs.sh" "$initrd" "$runlist" ${extra[@]+"${extra[@]}"}
-"$TOP/harness/boot.sh" "$v" "$initrd" "$name"
+append=${BOOT_APPEND:-}
+if [ -n "$only" ]; then
+	append="$append kunit.filter_glob=${only#kunit.}"
+	[ -s "$runlist" ] || info "$name: no selftest program matches '$only'"
+fi
+"$H/initramfs.sh" "$dir/initramfs.cpio.gz" "$dir/root" "$runlist" "${files[@]}"
+rm -rf "$dir/root"
+BOOT_APPEND=$append "$H/boot.sh" "$v" "$dir/initramfs.cpio.gz" "$dir"
 rc=0
-python3 "$TOP/harness/report.py" parse --name "$name" \
-	--console "$LOGS/$name-console.log" --results "$LOGS/$name-results.log" \
-	--json "$OUT/results/$name.json" || rc=$?
-if [ $rc -ne 0 ]; then
-	case $rc in
-	"$E_TEST") log=$LOGS/$name-results.log ;;
-	*) log=$LOGS/$name-console.log ;;
-	esac
-	printf -- '----- last lines of %s -----\n' "$log" >&2
-	tail -n 30 "$log" >&2
-	printf -- '----- full log: %s -----\n' "$log" >&2
+python3 "$H/report.py" parse --name "$name" --console "$dir/console.log" \
+	--results "$dir/results.log" --json "$dir/result.json" || rc=$?
+if [ $rc -eq "$E_TEST_FAILURE" ]; then
+	show_tail "$dir/results.log" 30
+elif [ $rc -ne 0 ]; then
+	show_tail "$dir/console.log" 30
 fi
 exit $rc

@@ -1,34 +1,39 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared helpers for the harness scripts: paths, phase timing, failure classes.
-# Sourced, never run.
+# Shared helpers for the harness scripts: paths, phase timing, failure classes,
+# the variant table and the build environment. Sourced, never run.
 
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+H=$TOP/harness
 OUT=${OUT:-$TOP/out}
 BASE_PKG=linux-source-6.12
-# The tested base. If apt no longer offers it, base.sh takes the newest 6.12 and says so.
+# The tested base. If apt no longer offers it, deps.sh takes the newest 6.12 and says so.
 BASE_PIN=6.12.117-1~deb12u1
 BASE_DIR=$OUT/base/linux-source-6.12
 TREE=$OUT/tree
+RUNS=$OUT/runs
 LOGS=$OUT/logs
-BUILD_LOCK=$OUT/.build.lock
+# One lock for the whole machine, whatever the clone: kernel builds on two
+# cores do not run side by side.
+BUILD_LOCK=${BUILD_LOCK:-/tmp/unwind-build.lock}
 JOBS=${JOBS:-$(nproc)}
 
-# Failure classes: each has its own exit status (see README "Exit status").
-E_USAGE=2
-E_DEPS=10
-E_BASE=11
-E_APPLY=12
-E_CONFIG=13
-E_BUILD=14
-E_BOOT=15
-E_KERNEL=16
-E_TEST=17
-E_NOTESTS=18
-E_SERIES=19
-
 mkdir -p "$OUT" "$LOGS"
+
+# Failure classes: E_<NAME> for each line of harness/classes ("test-failure"
+# becomes E_TEST_FAILURE), and class_name STATUS for messages.
+while IFS=$'\t' read -r _code _name _; do
+	case $_code in ''|'#'*) continue ;; esac
+	_var=${_name//-/_}
+	printf -v "E_${_var^^}" '%s' "$_code"
+done < "$H/classes"
+unset _code _name _var
+
+class_name() {
+	awk -F'\t' -v c="$1" '$1 == c { print $2; found = 1 } END { if (!found) print "exit " c }' \
+		"$H/classes"
+}
 
 _t0=$(date +%s)
 _phase=""
@@ -55,95 +60,121 @@ phase_end() {
 info() { printf '[%s]     %s\n' "$(ts)" "$*"; }
 warn() { printf '[%s] !!! %s\n' "$(ts)" "$*" >&2; }
 
+# show_tail LOG [N]: the last N (40) lines of LOG and its path, on stderr.
+show_tail() {
+	[ -f "$1" ] || return 0
+	printf -- '----- last lines of %s -----\n' "$1" >&2
+	tail -n "${2:-40}" "$1" >&2
+	printf -- '----- full log: %s -----\n' "$1" >&2
+}
+
 # die CLASS MESSAGE [LOG]: print the message, the tail of LOG and its path, exit CLASS.
 die() {
-	local code=$1 msg=$2 log=${3:-}
-	printf '[%s] FAILED (%s): %s\n' "$(ts)" "$(class_name "$code")" "$msg" >&2
-	if [ -n "$log" ] && [ -f "$log" ]; then
-		printf -- '----- last lines of %s -----\n' "$log" >&2
-		tail -n 40 "$log" >&2
-		printf -- '----- full log: %s -----\n' "$log" >&2
-	fi
-	exit "$code"
+	printf '[%s] FAILED (%s): %s\n' "$(ts)" "$(class_name "$1")" "$2" >&2
+	[ -z "${3:-}" ] || show_tail "$3"
+	exit "$1"
 }
 
-class_name() {
-	case $1 in
-	"$E_USAGE") echo usage ;;
-	"$E_DEPS") echo dependencies ;;
-	"$E_BASE") echo base-tree ;;
-	"$E_APPLY") echo apply ;;
-	"$E_CONFIG") echo config ;;
-	"$E_BUILD") echo build ;;
-	"$E_BOOT") echo boot ;;
-	"$E_KERNEL") echo kernel-report ;;
-	"$E_TEST") echo test-failure ;;
-	"$E_NOTESTS") echo no-tests ;;
-	"$E_SERIES") echo series ;;
-	*) echo "exit $1" ;;
-	esac
-}
-
-# run_logged LOG CMD...: run CMD with its output in LOG; on failure return its status.
-run_logged() {
-	local log=$1
-	shift
-	"$@" > "$log" 2>&1
-}
-
-# with_build_lock CMD...: only one kernel build runs at a time on this machine.
+# with_build_lock CMD...: only one kernel or perf build runs at a time on this
+# machine (BUILD_LOCK).
 with_build_lock() {
 	flock "$BUILD_LOCK" "$@"
 }
 
-# The series commits, in order (folder paths).
-series_commits() {
-	find "$TOP/series" -mindepth 1 -maxdepth 1 -type d -name '[0-9][0-9][0-9][0-9]-*' | sort
+# variant NAME FIELD: a field of harness/variants (see its header); an unknown
+# NAME is a usage error that lists the known ones.
+VARIANT_FIELDS="name arch configs source qemu cpu mem boot_tmo slow runs"
+variant() {
+	local v=$1 field=$2 col=0 i=0 f val
+	for f in $VARIANT_FIELDS; do
+		i=$((i + 1))
+		[ "$f" = "$field" ] && col=$i
+	done
+	[ $col -gt 0 ] || die "$E_USAGE" "variant: no field '$field' ($VARIANT_FIELDS)"
+	val=$(awk -v v="$v" -v c="$col" '!/^#/ && $1 == v { print $c; exit }' "$H/variants")
+	[ -n "$val" ] || die "$E_USAGE" "unknown kernel variant '$v' (known: $(variants | tr '\n' ' '))"
+	echo "$val"
 }
 
-# Kernel build variants: ARCH, config fragments and source tree for each.
-# guest/debug: the series on x86_64 (debug adds lockdep, KASAN, UBSAN);
-# nounwind: the series on i386, which has no CONFIG_UNWIND_USER;
-# old: the base kernel without the series, as tools see an older kernel.
-VARIANTS="guest, debug, nounwind, old"
-variant_arch() {
-	case $1 in
-	guest|debug|old) echo x86_64 ;;
-	nounwind) echo i386 ;;
-	*) die "$E_USAGE" "unknown kernel variant '$1' ($VARIANTS)" ;;
-	esac
+# variants [RUNS]: the variant names, in table order; only those whose runs
+# field is RUNS if given.
+variants() {
+	awk -v r="${1:-}" '!/^#/ && NF && (r == "" || $NF == r) { print $1 }' "$H/variants"
 }
 
-variant_fragments() {
-	case $1 in
-	guest) echo "guest x86_64 unwind" ;;
-	debug) echo "guest x86_64 unwind debug" ;;
-	nounwind) echo "guest i386" ;;
-	old) echo "guest x86_64" ;;
-	*) die "$E_USAGE" "unknown kernel variant '$1' ($VARIANTS)" ;;
-	esac
-}
-
+# variant_src NAME: the source tree a variant builds: out/tree, or for the
+# pristine base out/base-tree, a worktree of out/tree at the tag base.
+BASE_TREE=$OUT/base-tree
 variant_src() {
-	case $1 in
-	old) echo "$BASE_DIR" ;;
-	*) variant_arch "$1" > /dev/null && echo "$TREE" ;;
+	case $(variant "$1" source) in
+	series) echo "$TREE" ;;
+	base) echo "$BASE_TREE" ;;
+	*) die "$E_USAGE" "variant $1: unknown source '$(variant "$1" source)'" ;;
 	esac
 }
 
-build_dir() { echo "$OUT/build/$1"; }
+# build_dir NAME: a kernel variant builds in build-NAME inside its source
+# tree, so that kbuild names every path relative to the build folder (srctree
+# is ".."): the compiler sees the same command line in every clone, and
+# ccache serves one clone's objects to another. Other builds (perf) are in
+# out/build/NAME.
+build_dir() {
+	if awk -v v="$1" '!/^#/ && $1 == v { f = 1 } END { exit !f }' "$H/variants"; then
+		echo "$(variant_src "$1")/build-$1"
+	else
+		echo "$OUT/build/$1"
+	fi
+}
+
+# ensure_base_tree: out/base-tree, the base as a worktree of out/tree.
+ensure_base_tree() {
+	[ -d "$TREE/.git" ] || die "$E_BASE_TREE" "no out/tree (run: make tree)"
+	[ "$(hgit -C "$BASE_TREE" rev-parse HEAD 2> /dev/null)" = "$(hgit -C "$TREE" rev-parse base)" ] &&
+		return 0
+	rm -rf "$BASE_TREE"
+	hgit -C "$TREE" worktree prune
+	hgit -C "$TREE" worktree add -q --detach "$BASE_TREE" base > "$LOGS/base-tree.log" 2>&1 ||
+		die "$E_BASE_TREE" "cannot add the worktree $BASE_TREE" "$LOGS/base-tree.log"
+}
+run_dir() { echo "$RUNS/$1"; }
+
+# Kernel and perf builds go through ccache when it is installed. The cache
+# lives outside the clone (ccache's default, ~/.cache/ccache), and paths are
+# hashed relative to the clone, so a fresh clone in another folder hits the
+# entries an earlier clone left.
+if [ -d /usr/lib/ccache ] && [ -z "${NO_CCACHE:-}" ]; then
+	case ":$PATH:" in
+	*:/usr/lib/ccache:*) ;;
+	*) PATH=/usr/lib/ccache:$PATH ;;
+	esac
+	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1
+	export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-include_file_mtime,include_file_ctime,time_macros}
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+fi
+
+# The fixed identity of the series' commits and of the harness's own git
+# repositories, so that the same input gives the same commits and patches.
+export GIT_AUTHOR_NAME="Unwind Team" GIT_AUTHOR_EMAIL=unwind@example.org
+export GIT_COMMITTER_NAME="Unwind Team" GIT_COMMITTER_EMAIL=unwind@example.org
+SERIES_DATE="Mon, 30 Nov 2026 00:00:00 +0000"
+
+# hgit ARGS...: git for the harness's own work (making, applying, exporting
+# the series), blind to the user's and the system's git configuration, so that
+# no setting there changes what the harness writes.
+hgit() {
+	GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 git -c core.autocrlf=false \
+		-c commit.gpgsign=false -c advice.detachedHead=false "$@"
+}
 
 # Everything up to a bootable guest kernel and the static perf tool, as
 # phases; sets PERF to the path of perf (for make run and make bench).
 prepare_guest_and_perf() {
-	local h=$TOP/harness
-
-	phase deps;	"$h/deps.sh"
-	phase base;	"$h/base.sh"
-	phase apply;	"$h/apply.sh"
-	phase config;	"$h/config.sh" guest
-	phase build;	"$h/build.sh" guest
-	phase perf;	"$h/perf.sh" > /dev/null
+	phase deps;	"$H/deps.sh"
+	phase base;	"$H/base.sh"
+	phase tree;	"$H/tree.sh"
+	phase config;	"$H/config.sh" guest
+	phase build;	"$H/build.sh" guest
+	phase perf;	"$H/perf.sh" > /dev/null
 	PERF=$(build_dir perf)/perf
 	[ -x "$PERF" ] || die "$E_BUILD" "no perf at $PERF after perf.sh"
 }

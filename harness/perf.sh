@@ -13,7 +13,7 @@
 src=${PERF_TREE:-$TREE}/tools/perf
 b=${PERF_BUILD:-$(build_dir perf)}
 log=${PERF_LOG:-$LOGS/perf.log}
-[ -f "$src/Makefile.perf" ] || die "$E_BUILD" "no perf sources in $src (run apply.sh)"
+[ -f "$src/Makefile.perf" ] || die "$E_BUILD" "no perf sources in $src (run: make tree)"
 
 flags=(
 	LDFLAGS=-static

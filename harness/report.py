@@ -7,19 +7,36 @@ kernel reports on the console, classify the run, and summarise many runs.
   report.py record --name NAME --json OUT [--class N] [--test NAME=STATUS...]
   report.py summary JSON...
 
-Exit status is the failure class (see README): 0 ok, 15 boot, 16 kernel report,
-17 test failure, 18 no tests ran.
+Exit status is the failure class of harness/classes (boot, kernel-report,
+test-failure, no-tests for a guest run).
 """
 
 import argparse
 import json
+import os
 import re
 import sys
 
-E_OK, E_BOOT, E_KERNEL, E_TEST, E_NOTESTS = 0, 15, 16, 17, 18
-CLASS_NAMES = {E_OK: "ok", 12: "apply", 13: "config", 14: "build",
-               E_BOOT: "boot", E_KERNEL: "kernel-report",
-               E_TEST: "test-failure", E_NOTESTS: "no-tests", 19: "series"}
+
+def read_classes(path=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                   "classes")):
+    """The failure classes of harness/classes: {status: name}."""
+    names = {}
+    with open(path) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                code, name = line.split("\t")[:2]
+                names[int(code)] = name
+    return names
+
+
+CLASS_NAMES = read_classes()
+_BY_NAME = {name: code for code, name in CLASS_NAMES.items()}
+E_OK = _BY_NAME["ok"]
+E_BOOT = _BY_NAME["boot"]
+E_KERNEL = _BY_NAME["kernel-report"]
+E_TEST = _BY_NAME["test-failure"]
+E_NOTESTS = _BY_NAME["no-tests"]
 
 END_MARKER = "UNWIND-HARNESS-END"
 

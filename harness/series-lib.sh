@@ -1,56 +1,109 @@
 # SPDX-License-Identifier: GPL-2.0
-# Applying one commit of series/ to a tree. Used both to make the tested tree
-# (apply.sh) and to export the series (series.sh), so what is tested is what is
-# exported. Sourced after lib.sh.
+# The series as a patch stack: series/NNNN-*.patch (git format-patch output),
+# series/series (their order, in quilt's format), series/cover-letter and
+# series/checkpatch-ignore. Helpers shared by tree.sh, export.sh, roundtrip.sh,
+# series.sh and checkpatch.sh. Sourced after lib.sh.
 
-# commit_files COMMIT: the linux/ files the commit introduces, one per line.
-commit_files() {
-	[ -f "$1/files" ] || return 0
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$1/files"
+SERIES=$TOP/series
+# The scratch worktree of out/tree where patches are applied with git am
+# before out/tree itself moves (so out/tree's unchanged files keep their
+# timestamps), and where the round trip runs.
+AM=$OUT/am
+# What out/tree was last made from or exported to: the base version, a hash of
+# series/ and the commit that matched it.
+STATE=$TREE/.git/unwind-state
+
+# series_patches: the patch files in series order, one path per line. The
+# order file must name exactly the patches present.
+series_patches() {
+	local listed present
+	[ -f "$SERIES/series" ] || die "$E_APPLY" "series/series (the order file) is missing"
+	listed=$(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES/series")
+	present=$(cd "$SERIES" && ls -1 -- *.patch 2>/dev/null | sort || true)
+	if [ "$(printf '%s\n' "$listed" | sort)" != "$present" ]; then
+		die "$E_APPLY" "series/series does not list exactly the patches in series/:
+$(diff <(printf '%s\n' "$listed" | sort) <(printf '%s\n' "$present") | sed -n 's/^</    listed, missing:/p; s/^>/    present, not listed:/p')"
+	fi
+	printf '%s\n' "$listed" | sed "s|^|$SERIES/|"
 }
 
-# diff_targets DIFF: the files a unified diff changes (paths after b/).
-diff_targets() {
-	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$1"
+# series_hash: identifies the content of the patch stack.
+series_hash() {
+	cat "$SERIES/series" $(series_patches) | sha256sum | cut -d' ' -f1
 }
 
-# apply_commit COMMIT DEST: copy the commit's linux/ files into DEST and apply its
-# diff there. Files the diff changes that DEST lacks are first copied from the base.
-apply_commit() {
-	local c=$1 dest=$2 name f out
-	name=$(basename "$c")
-	while IFS= read -r f; do
-		[ -f "$TOP/linux/$f" ] ||
-			die "$E_APPLY" "$name/files lists $f, but linux/$f does not exist"
-		[ -e "$BASE_DIR/$f" ] &&
-			die "$E_APPLY" "$name introduces $f, which the base already has (use patch.diff)"
-		mkdir -p "$dest/$(dirname "$f")"
-		cp "$TOP/linux/$f" "$dest/$f"
-	done < <(commit_files "$c")
+base_version() {
+	cat "$OUT/base/.unpacked" 2>/dev/null || die "$E_BASE_TREE" "no base (run: make base)"
+}
 
-	[ -s "$c/patch.diff" ] || return 0
-	while IFS= read -r f; do
-		[ -f "$BASE_DIR/$f" ] ||
-			die "$E_APPLY" "$name/patch.diff changes $f, which is not a base file"
-		if [ ! -e "$dest/$f" ]; then
-			mkdir -p "$dest/$(dirname "$f")"
-			cp "$BASE_DIR/$f" "$dest/$f"
+# state_get FIELD / state_set BASE HASH COMMIT: the record in $STATE.
+state_get() {
+	[ -f "$STATE" ] || return 0
+	sed -n "s/^$1=//p" "$STATE"
+}
+
+state_set() {
+	printf 'base=%s\nseries=%s\ncommit=%s\n' "$1" "$2" "$3" > "$STATE.tmp"
+	mv "$STATE.tmp" "$STATE"
+}
+
+# unexported: describe what out/tree holds that series/ does not, if anything.
+unexported() {
+	local rec head changes
+	rec=$(state_get commit)
+	head=$(hgit -C "$TREE" rev-parse -q --verify HEAD || true)
+	changes=$(hgit -C "$TREE" status --porcelain --untracked-files=normal | head -n 20)
+	if [ -n "$changes" ]; then
+		printf '  uncommitted changes in out/tree:\n%s\n' "$(printf '%s\n' "$changes" | sed 's/^/    /')"
+	fi
+	if [ -n "$rec" ] && [ "$head" != "$rec" ]; then
+		if hgit -C "$TREE" merge-base --is-ancestor "$rec" "$head" 2> /dev/null; then
+			printf '  commits not exported:\n%s\n' \
+				"$(hgit -C "$TREE" log --oneline "$rec..$head" | sed 's/^/    /')"
+		else
+			printf '  HEAD (%s) is not the last exported or applied commit (%s):\n%s\n' \
+				"$(hgit -C "$TREE" rev-parse --short HEAD)" "$(hgit -C "$TREE" rev-parse --short "$rec")" \
+				"$(hgit -C "$TREE" log --oneline base..HEAD | sed 's/^/    /')"
 		fi
-	done < <(diff_targets "$c/patch.diff")
-	if ! out=$(patch -d "$dest" -p1 --fuzz=0 --batch --no-backup-if-mismatch \
-		-i "$c/patch.diff" 2>&1); then
-		printf '%s\n' "$out" >&2
-		die "$E_APPLY" "$name/patch.diff does not apply (file and hunk above)"
 	fi
 }
 
-# check_ownership: every file under linux/ is introduced by exactly one commit.
-check_ownership() {
-	local listed dup orphan
-	listed=$(for c in $(series_commits); do commit_files "$c"; done | sort)
-	dup=$(printf '%s\n' "$listed" | uniq -d)
-	[ -z "$dup" ] || die "$E_APPLY" "introduced by more than one commit: $dup"
-	orphan=$(comm -23 <(cd "$TOP/linux" && find . -type f | sed 's|^\./||' | sort) \
-		<(printf '%s\n' "$listed" | sed '/^$/d'))
-	[ -z "$orphan" ] || die "$E_APPLY" "in linux/ but in no commit's files: $orphan"
+# am_apply REPO: apply series/ with git am on a clean checkout of base in REPO
+# (out/tree itself, or the scratch worktree). Dies naming the patch that fails.
+am_apply() {
+	local repo=$1 log=$LOGS/git-am.log p
+	hgit -C "$repo" am --abort > /dev/null 2>&1 || true
+	hgit -C "$repo" checkout -q -f --detach base
+	hgit -C "$repo" clean -qfdx
+	: > "$log"
+	for p in $(series_patches); do
+		if ! hgit -C "$repo" am -q --committer-date-is-author-date "$p" >> "$log" 2>&1; then
+			hgit -C "$repo" am --abort > /dev/null 2>&1 || true
+			# git am's hints (--continue, --skip) do not apply here: it was aborted.
+			grep -E '^(error|fatal|Patch failed|warning)' "$log" > "$log.err" || cp "$log" "$log.err"
+			die "$E_APPLY" "series/$(basename "$p") does not apply with git am on $(hgit -C "$repo" rev-parse --short HEAD)" "$log.err"
+		fi
+	done
+}
+
+# export_patches REPO DEST [REV]: git format-patch base..REV (HEAD) of REPO into DEST
+# (emptied first) with everything that varies from run to run or machine to
+# machine fixed: no signature, no commit ids, full blob ids, the team's author
+# line and date, the harness's diff settings. Writes DEST/series too.
+export_patches() {
+	local repo=$1 dest=$2 rev=${3:-HEAD} p
+	[ -z "$(git -C "$repo" rev-list --merges "base..$rev")" ] ||
+		die "$E_SERIES" "base..$rev of $repo has merge commits; the series must be linear"
+	rm -rf "$dest"
+	mkdir -p "$dest"
+	hgit -C "$repo" format-patch -q --no-signature --zero-commit --full-index \
+		--keep-subject --no-thread --stat=72 --no-color --diff-algorithm=myers \
+		--no-renames -o "$dest" "base..$rev" > /dev/null ||
+		die "$E_SERIES" "git format-patch failed in $repo"
+	for p in "$dest"/*.patch; do
+		[ -e "$p" ] || continue
+		# The first header lines: the author and date are the team's.
+		sed -i -e "1,/^\$/{s/^From: .*/From: $GIT_AUTHOR_NAME <$GIT_AUTHOR_EMAIL>/;s/^Date: .*/Date: $SERIES_DATE/}" "$p"
+	done
+	(cd "$dest" && ls -1 -- *.patch 2>/dev/null || true) > "$dest/series"
 }

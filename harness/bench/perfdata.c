@@ -248,8 +248,11 @@ static void walk(int pass, struct totals *t)
 			uint64_t nr = u64_at(off + 16);
 
 			if (pass == 1) {
+				/* Records of the first kernels began with PERF_CONTEXT_USER. */
+				int marker = nr && u64_at(off + 24) == CTX_USER;
+
 				cookies[nr_cookies].cookie = u64_at(off + 8);
-				cookies[nr_cookies++].frames = nr ? nr - 1 : 0;
+				cookies[nr_cookies++].frames = nr - marker;
 			} else {
 				t->deferred++;
 				t->deferred_bytes += len;

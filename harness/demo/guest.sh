@@ -16,13 +16,13 @@ show() {
 	cat /tmp/out.txt
 }
 
-show perf record -e cpu-clock --call-graph fp,defer -o $data -- /demo/demo
+show perf record -e cpu-clock --call-graph fp,defer -o $data -- perf test -w readchain 3000
 show perf report -i $data --stdio --no-children --percent-limit 2 -q
 
 echo
 echo "\$ perf script -i $data     # the first sample in read(2), stitched"
 perf script -i $data > /tmp/script.txt 2>&1 || { cat /tmp/script.txt; exit 1; }
-awk -v RS= '/read_zero.*main_loop/ { print; exit }' < /tmp/script.txt > /tmp/one.txt
+awk -v RS= '/read_zero.*readchain_leaf.*readchain_middle.*readchain_outer/ { print; exit }' < /tmp/script.txt > /tmp/one.txt
 cat /tmp/one.txt
 [ -s /tmp/one.txt ] || { echo "demo: no sample has kernel and user frames"; exit 1; }
 
@@ -33,12 +33,12 @@ perf script -i $data --no-merge-callchains > /tmp/raw.txt 2>&1 ||
 # The first sample in read(2), then the record its stay in the kernel ended with.
 awk -v RS= '
 !s && /read_zero/ { print; print ""; s = 1; next }
-s && /CALLCHAIN_DEFERRED/ {
+s && /DEFERRED CALLCHAIN/ {
 	if (n)
 		printf "  [%d more samples in this read(2), completed by the same record]\n\n", n
 	print
 	exit
 }
 s { n++ }' < /tmp/raw.txt
-grep -q CALLCHAIN_DEFERRED /tmp/raw.txt ||
+grep -q "DEFERRED CALLCHAIN" /tmp/raw.txt ||
 	{ echo "demo: no PERF_RECORD_CALLCHAIN_DEFERRED in $data"; exit 1; }

@@ -4,49 +4,42 @@
 # (no CONFIG_UNWIND_USER, no deferred callchains). "perf record --call-graph
 # fp,defer" must notice that the kernel refuses the new attribute bits, say
 # so, fall back to plain frame pointers and record the same full callchains.
-# TAP on stdout. Usage: perf-fallback.sh WORKLOAD
+# The workload is perf's own "perf test -w readchain". KTAP on stdout.
 
-workload=${1:?usage: perf-fallback.sh WORKLOAD}
-chain="w_inner w_middle w_outer main"
+chain="readchain_leaf readchain_middle readchain_outer readchain"
 tmp=$(mktemp -d /tmp/perf-fallback.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-num=0
-failed=0
+# The in-tree KTAP helpers, installed with the selftests.
+. /tests/kselftest/ktap_helpers.sh
 
-pass() { num=$((num + 1)); echo "ok $num $1"; }
-fail() { num=$((num + 1)); failed=$((failed + 1)); echo "not ok $num $1"; }
 diag() { [ -f "$1" ] && head -n 20 "$1" | sed 's/^/# /'; }
 
-echo "TAP version 13"
-echo "1..5"
+ktap_print_header
+ktap_set_plan 5
 
 if ! command -v perf > /dev/null; then
-	echo "# perf is not in PATH"
-	for t in record warns no_defer_bits chain no_deferred_records; do
-		fail "fallback.$t"
-	done
-	exit 1
+	ktap_exit_fail_msg "perf is not in PATH"
 fi
 
 # The kernel must really lack the feature, or this test proves nothing.
 if grep -q unwind_deferred_request /proc/kallsyms 2>/dev/null; then
-	echo "# this kernel has deferred unwinding; the fallback test needs one without"
+	ktap_exit_fail_msg "this kernel has deferred unwinding; the fallback test needs one without"
 fi
 
 if perf record -e cpu-clock -c 500000 --call-graph fp,defer -o "$tmp/p.data" \
-	-- "$workload" 300 > "$tmp/record.out" 2>&1; then
-	pass "fallback.record"
+	-- perf test -w readchain 300 > "$tmp/record.out" 2>&1; then
+	ktap_test_pass "fallback.record"
 else
 	diag "$tmp/record.out"
-	fail "fallback.record"
+	ktap_test_fail "fallback.record"
 fi
 
 # The tool says that it fell back, and what to.
 if grep -qi 'defer' "$tmp/record.out" && grep -qi 'fall' "$tmp/record.out"; then
-	pass "fallback.warns"
+	ktap_test_pass "fallback.warns"
 else
 	diag "$tmp/record.out"
-	fail "fallback.warns"
+	ktap_test_fail "fallback.warns"
 fi
 
 # The recorded attributes no longer ask for deferral.
@@ -54,13 +47,13 @@ perf evlist -v -i "$tmp/p.data" > "$tmp/evlist" 2>&1
 if grep -q 'sample_type:.*CALLCHAIN' "$tmp/evlist" &&
    ! grep -q 'defer_callchain: 1' "$tmp/evlist" &&
    ! grep -q 'defer_output: 1' "$tmp/evlist"; then
-	pass "fallback.no_defer_bits"
+	ktap_test_pass "fallback.no_defer_bits"
 else
 	diag "$tmp/evlist"
-	fail "fallback.no_defer_bits"
+	ktap_test_fail "fallback.no_defer_bits"
 fi
 
-# Full user callchains, innermost first: w_inner, w_middle, w_outer, main.
+# Full user callchains, innermost first: readchain_leaf ... readchain.
 perf script -i "$tmp/p.data" -F comm,tid,ip,sym > "$tmp/script" 2> "$tmp/script.err"
 awk -v chain="$chain" '
 	function check() {
@@ -79,21 +72,21 @@ awk -v chain="$chain" '
 rc=$?
 echo "# samples, samples with the whole chain: $(cat "$tmp/count")"
 if [ $rc -eq 0 ]; then
-	pass "fallback.chain"
+	ktap_test_pass "fallback.chain"
 else
 	diag "$tmp/script.err"
 	diag "$tmp/script"
-	fail "fallback.chain"
+	ktap_test_fail "fallback.chain"
 fi
 
 # No deferred markers or records in the data.
 perf report -D -i "$tmp/p.data" > "$tmp/dump" 2>&1
 if grep -q 'PERF_RECORD_SAMPLE' "$tmp/dump" &&
    ! grep -q 'CALLCHAIN_DEFERRED' "$tmp/dump"; then
-	pass "fallback.no_deferred_records"
+	ktap_test_pass "fallback.no_deferred_records"
 else
 	grep -m 5 'CALLCHAIN_DEFERRED' "$tmp/dump" | sed 's/^/# /'
-	fail "fallback.no_deferred_records"
+	ktap_test_fail "fallback.no_deferred_records"
 fi
 
-[ $failed -eq 0 ]
+ktap_finished

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make test T=GLOB: build what a variant needs (VARIANT, default guest) and run
+# only the tests that match GLOB: selftest programs by name (unwind.perf_deferred,
+# unwind.*), KUnit suites by kunit.SUITE (kunit.unwind_user, kunit.*). Ends with
+# "N passed, N failed" like make check. The run is in out/runs/test-VARIANT/.
+# Usage: test.sh VARIANT GLOB
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 2 ] && [ -n "$2" ] || die "$E_USAGE" "usage: make test T=GLOB [VARIANT=guest] (e.g. T='unwind.*' or T=kunit.unwind_user)"
+v=$1 glob=$2
+[ "$(variant "$v" runs)" = tests ] || die "$E_USAGE" "variant $v does not run the tests"
+rm -f "$LOGS/phases.tsv"
+for step in deps base tree; do phase "$step"; "$H/$step.sh"; done
+phase "config-$v";	"$H/config.sh" "$v"
+phase "build-$v";	"$H/build.sh" "$v"
+phase perf-build;	"$H/perf.sh" > /dev/null
+phase selftests-build;	"$H/selftests.sh" "$v"
+phase "boot-$v"
+name=test-$v
+rc=0
+"$H/guest-run.sh" "$v" "$name" --only "$glob" || rc=$?
+phase_end
+skip=()
+[ -n "${ALLOW_SKIP:-}" ] && skip=(--allow-skip)
+[ -f "$(run_dir "$name")/result.json" ] || exit "$rc"
+python3 "$H/report.py" summary "${skip[@]}" "$(run_dir "$name")/result.json"
