@@ -262,6 +262,7 @@ def cmd_parse(args):
     print("  %s: %s (%d passed, %d failed, %d skipped)" %
           (res["run"], res["message"], c["pass"], c["fail"], c["skip"]))
     if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
             json.dump(res, f, indent=1)
     return res["class"]
@@ -282,6 +283,7 @@ def cmd_record(args):
            "class_name": CLASS_NAMES.get(cls, "exit %d" % cls),
            "message": args.message or CLASS_NAMES.get(cls, ""),
            "tests": tests, "reports": []}
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump(res, f, indent=1)
     return 0
