@@ -185,6 +185,21 @@ class Summary(unittest.TestCase):
         self.assertEqual(rc, report.E_OK)
 
 
+class Record(unittest.TestCase):
+    def test_record_creates_the_run_folder(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "runs", "series", "result.json")
+            rc = report.main(["record", "--name", "series", "--json", path,
+                              "--class", "0", "--test", "series.git-am=pass",
+                              "--test", "series.roundtrip=fail"])
+            self.assertEqual(rc, 0)
+            with open(path) as f:
+                res = json.load(f)
+        self.assertEqual(res["class"], report.E_TEST)
+        self.assertEqual(by_status(res, "fail"), ["series.roundtrip"])
+
+
 class Collect(unittest.TextTestResult):
     """Remembers every test's outcome for the JSON results."""
 
