@@ -26,7 +26,7 @@ help:
 	@echo '  make perf       build the static perf tool from out/tree'
 	@echo '  make test T=GLOB  run only the matching tests in a VARIANT guest'
 	@echo '                  (selftest programs unwind.NAME, KUnit suites kunit.NAME,'
-	@echo '                  perf'"'"'s shell tests perf.deferred)'
+	@echo '                  perf'"'"'s shell tests perf.callchain_deferred_NAME)'
 	@echo '  make shell      boot the VARIANT kernel with an interactive shell'
 	@echo '  make bench      perf call-graph costs: fp vs fp,defer vs dwarf (out/bench/table.txt)'
 	@echo '  make deps       install missing Debian packages (root or sudo)'

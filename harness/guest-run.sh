@@ -57,12 +57,22 @@ tests)
 		want "$coll.$prog" || continue
 		echo "$coll.$prog $tmo ./$coll/$prog" >> "$runlist"
 	done < "$kst/kselftest-list.txt"
-	if [ -f "$perf_tests/callchain_deferred_record.sh" ] && want perf.deferred; then
-		files+=("$perf_tests/:usr/libexec/perf/tests/shell"
-			"$H/guest/perf-test.sh:usr/libexec/perf-test.sh")
-		echo "perf.deferred $tmo sh /usr/libexec/perf-test.sh /usr/libexec/perf 'Deferred callchains'" \
-			>> "$runlist"
-	fi
+	# One run per shell test, each with its own timeout, selected by
+	# the description perf test reads from the script's second line.
+	perf_files=""
+	for t in "$perf_tests"/callchain_deferred_*.sh; do
+		[ -f "$t" ] || continue
+		tn=$(basename "$t" .sh)
+		want "perf.$tn" || continue
+		desc=$(sed -n '2s/^# //p' "$t")
+		case $desc in
+		"" | *"'"*) die "$E_USAGE" "$t: no description perf test can select on its second line" ;;
+		esac
+		perf_files=1
+		echo "perf.$tn $tmo sh /usr/libexec/perf-test.sh /usr/libexec/perf '$desc'" >> "$runlist"
+	done
+	[ -z "$perf_files" ] || files+=("$perf_tests/:usr/libexec/perf/tests/shell"
+		"$H/guest/perf-test.sh:usr/libexec/perf-test.sh")
 	;;
 *)
 	die "$E_USAGE" "variant $v is built, never booted"
