@@ -40,6 +40,7 @@ help:
 	@echo '  BOOT_APPEND=..  extra kernel command line for every boot'
 	@echo '  BOOT_TIMEOUT=s  seconds before a boot is killed (default per variant)'
 	@echo '  ALLOW_SKIP=1    skipped tests do not fail the run'
+	@echo '  BISECT_FROM=N   make bisect: start at commit N of the series (default 1)'
 	@echo '  JOBS=n          parallel build jobs (default: the number of CPUs)'
 	@echo '  NO_CCACHE=1     build without ccache'
 	@echo '  BENCH_*         make bench settings (harness/bench.sh)'

@@ -9,12 +9,17 @@
 . "$(dirname "$0")/lib.sh"
 . "$H/series-lib.sh"
 
-[ $# -eq 0 ] || die "$E_USAGE" "usage: bisect.sh (no arguments)"
+usage="usage: bisect.sh (no arguments; BISECT_FROM=N starts at commit N)"
+[ $# -eq 0 ] || die "$E_USAGE" "$usage"
+from=${BISECT_FROM:-1}
+[[ $from =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "BISECT_FROM: '$from' is not a commit number; $usage"
 "$H/tree.sh"
 wt=$OUT/bisect-tree
 b=$wt/build-bisect
 mapfile -t commits < <(hgit -C "$TREE" rev-list --reverse base..HEAD)
 [ ${#commits[@]} -gt 0 ] || die "$E_SERIES" "the series is empty"
+[ "$from" -le ${#commits[@]} ] ||
+	die "$E_USAGE" "BISECT_FROM=$from: the series has ${#commits[@]} commits"
 if [ ! -e "$wt/.git" ]; then
 	hgit -C "$TREE" worktree prune
 	hgit -C "$TREE" worktree add -q --detach "$wt" base > "$LOGS/bisect-tree.log" 2>&1 ||
@@ -24,6 +29,7 @@ t0=$(date +%s)
 i=0
 for c in "${commits[@]}"; do
 	i=$((i + 1))
+	[ $i -ge "$from" ] || continue
 	subj=$(hgit -C "$TREE" log -1 --format=%s "$c")
 	phase "bisect $i/${#commits[@]}: $subj"
 	hgit -C "$wt" checkout -q -f --detach "$c"
@@ -40,4 +46,4 @@ for c in "${commits[@]}"; do
 		die "$E_BUILD" "commit $i ($subj): perf does not build" "$LOGS/bisect-$i-perf.log"
 done
 phase_end
-info "all $i commits build ($(( $(date +%s) - t0 ))s)"
+info "commits $from to $i of $i build ($(( $(date +%s) - t0 ))s)"
