@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make check: everything `make demo` needs, then every test: the series' round
-# trip and checkpatch, the harness's own tests, KUnit + selftests (perf
-# included) on each variant that runs tests, perf's fallback on the variant
-# without the series, and the build-only variants. Ends with
+# trip and checkpatch, the harness's own tests, KUnit + selftests (perf and
+# ftrace included) on each variant that runs tests, perf's fallback on the
+# variant without the series, ftrace's own cases compared between the base
+# kernel and the series', and the build-only variants. Ends with
 # "N passed, N failed" and exits with the class of the first failure.
 . "$(dirname "$0")/lib.sh"
 
@@ -119,6 +120,20 @@ done
 for v in $(variants fallback); do
 	build_variant "$v" && boot_variant "$v"
 done
+
+# ftrace's own cases (harness/ftrace-regress.list) on the base kernel (old)
+# and on the series' kernel of the same config (guest): both columns, and
+# every case passes on both.
+phase ftrace-regress
+python3 "$H/report.py" compare --name ftrace-regress --prefix ftrace.regress. \
+	--json "$(run_dir ftrace-regress)/result.json" \
+	"$(run_dir old)/result.json" "$(run_dir guest)/result.json" |
+	tee "$LOGS/ftrace-regress.log" || true
+if [ -f "$(run_dir ftrace-regress)/result.json" ]; then
+	results+=("$(run_dir ftrace-regress)/result.json")
+else
+	record ftrace-regress "$E_TEST_FAILURE" "ftrace.regress.same_as_base=fail"
+fi
 
 # Variants that are only built (CONFIG_UNWIND_USER=n).
 for v in $(variants build); do

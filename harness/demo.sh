@@ -4,7 +4,9 @@
 # kernel in QEMU and profile perf's own known-chain workload there
 # (`perf test -w readchain`, from the series) as a perf user would, with
 # `perf record --call-graph fp,defer`; print what perf report and perf script
-# show. The run's files are in out/runs/demo/.
+# show; then the same deferred walk for a trace event with Debian's
+# trace-cmd (option userstacktrace_delay). The run's files are in
+# out/runs/demo/.
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 0 ] || die "$E_USAGE" "usage: demo.sh (no arguments)"
@@ -15,8 +17,9 @@ dir=$(run_dir demo)
 rm -rf "$dir"
 mkdir -p "$dir"
 echo "demo 300 sh /demo/guest.sh" > "$dir/runlist"
+trace_cmd_files
 "$H/initramfs.sh" "$dir/initramfs.cpio.gz" "$dir/root" "$dir/runlist" \
-	"$perf:usr/bin/perf" "$H/demo/guest.sh:demo/guest.sh"
+	"$perf:usr/bin/perf" "$H/demo/guest.sh:demo/guest.sh" "${TRACE_CMD_FILES[@]}"
 rm -rf "$dir/root"
 
 phase boot
@@ -40,6 +43,8 @@ cat <<MSG
  The user stack is walked once per stay in the kernel, on the way back to user
  space, and written as one PERF_RECORD_CALLCHAIN_DEFERRED with that cookie;
  perf report and perf script stitch it back onto every sample with the cookie.
+ ftrace does the same for trace events (option userstacktrace_delay): each
+ event gets a cookie event, the walk writes one user_unwind_stack event.
 ================================================================================
 MSG
 sed -n '/^UNWIND-TAP-BEGIN demo/,/^UNWIND-TAP-END/p' "$res" | sed '1d;$d' | tr -d '\r' | cat -s

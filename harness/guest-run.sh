@@ -44,19 +44,52 @@ want() {
 
 # perf's own shell tests, run by "perf test" from /usr/libexec/perf.
 perf_tests=$(variant_src "$v")/tools/perf/tests/shell
+
+# ftrace's own cases of the base kernel (harness/ftrace-regress.list), on the
+# base kernel and on the series' kernel of the same config: make check
+# compares the two runs (report.py compare).
+regress_list() {
+	local c cases=()
+	[ -x "$kst/ftrace/ftracetest" ] || die "$E_NO_TESTS" "no ftracetest in $kst (run: make selftests)"
+	while read -r c; do
+		[ -f "$kst/ftrace/$c" ] || die "$E_USAGE" "harness/ftrace-regress.list: no $c in ftrace's suite"
+		cases+=("$c")
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$H/ftrace-regress.list")
+	! want ftrace.regress ||
+		echo "ftrace.regress $((tmo * 5)) cd ftrace && ./ftracetest -K -v ${cases[*]}" >> "$runlist"
+}
 case $(variant "$v" runs) in
 fallback)
 	# The base kernel has no deferred unwinding: only perf's fallback runs,
 	# with the series' perf and its readchain workload.
 	files+=("$H/guest/perf-fallback.sh:usr/libexec/perf-fallback.sh")
-	echo "perf.fallback $tmo sh /usr/libexec/perf-fallback.sh" >> "$runlist"
+	want perf.fallback && echo "perf.fallback $tmo sh /usr/libexec/perf-fallback.sh" >> "$runlist"
+	files+=("$H/guest/ftrace-old.sh:usr/libexec/ftrace-old.sh")
+	want ftrace.old && echo "ftrace.old $tmo sh /usr/libexec/ftrace-old.sh" >> "$runlist"
+	regress_list
 	;;
 tests)
 	while IFS=: read -r coll prog; do
 		[ -n "$prog" ] || continue
+		[ "$coll" != ftrace ] || continue
 		want "$coll.$prog" || continue
 		echo "$coll.$prog $tmo ./$coll/$prog" >> "$runlist"
 	done < "$kst/kselftest-list.txt"
+	# The series' ftracetest cases, by ftracetest itself (KTAP output).
+	if [ -x "$kst/ftrace/ftracetest" ]; then
+		# guest is old's config plus the series' fragments: the pair to compare.
+		[ "$v" != guest ] || regress_list
+		tcs=$(cd "$kst/ftrace" && ls test.d/*/*userstacktrace-delay*.tc)
+		# shellcheck disable=SC2086 # one word per test case
+		! want ftrace.userstacktrace_delay ||
+			echo "ftrace.userstacktrace_delay $tmo cd ftrace && ./ftracetest -K -v" $tcs >> "$runlist"
+		# Debian's trace-cmd, with the loader and libraries it needs.
+		if want ftrace.trace_cmd; then
+			trace_cmd_files
+			files+=("${TRACE_CMD_FILES[@]}" "$H/guest/trace-cmd-test.sh:usr/libexec/trace-cmd-test.sh")
+			echo "ftrace.trace_cmd $tmo sh /usr/libexec/trace-cmd-test.sh /tests/ftrace/unwind_chain" >> "$runlist"
+		fi
+	fi
 	# One run per shell test, each with its own timeout, selected by
 	# the description perf test reads from the script's second line.
 	perf_files=""

@@ -178,3 +178,15 @@ prepare_guest_and_perf() {
 	PERF=$(build_dir perf)/perf
 	[ -x "$PERF" ] || die "$E_BUILD" "no perf at $PERF after perf.sh"
 }
+
+# trace_cmd_files: TRACE_CMD_FILES=(SRC:DEST...) for an initramfs: Debian's
+# trace-cmd, and the loader and libraries ldd says it needs.
+trace_cmd_files() {
+	local tc l
+	tc=$(command -v trace-cmd || true)
+	[ -n "$tc" ] || die "$E_DEPENDENCIES" "no trace-cmd (make deps)"
+	TRACE_CMD_FILES=("$tc:usr/bin/trace-cmd")
+	for l in $(ldd "$tc" | awk '$2 == "=>" { print $3; next } /^\t\// { print $1 }'); do
+		TRACE_CMD_FILES+=("$(readlink -f "$l"):${l#/}")
+	done
+}

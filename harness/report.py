@@ -5,6 +5,7 @@ kernel reports on the console, classify the run, and summarise many runs.
 
   report.py parse --name NAME --console LOG --results LOG --json OUT
   report.py record --name NAME --json OUT [--class N] [--test NAME=STATUS...]
+  report.py compare --name NAME --json OUT --prefix P BASE_JSON NEW_JSON
   report.py summary JSON...
 
 Exit status is the failure class of harness/classes (boot, kernel-report,
@@ -289,6 +290,66 @@ def cmd_record(args):
     return 0
 
 
+def compare_runs(base, new, prefix):
+    """Compare the tests named PREFIX... of two runs, case by case.
+
+    Returns (rows, problems): rows are (case, base status, new status), and
+    each problem is a sentence. Every case must pass on the base and on the new
+    run: a regression, a case missing from one run, or a case that fails on
+    the base (the list names a case this config cannot pass) is a problem.
+    """
+    def cases(res):
+        return {t["name"][len(prefix):]: t["status"] for t in res["tests"]
+                if t["name"].startswith(prefix)}
+    b, n = cases(base), cases(new)
+    rows = [(c, b.get(c, "-"), n.get(c, "-")) for c in sorted(set(b) | set(n))]
+    problems = []
+    if not rows:
+        problems.append("no %s* results in either run" % prefix)
+    for c, bs, ns in rows:
+        if bs == "pass" and ns != "pass":
+            problems.append("%s: passes on the base, %s with the series" %
+                            (c, "missing" if ns == "-" else ns))
+        elif bs != "pass":
+            problems.append("%s: %s on the base" %
+                            (c, "missing" if bs == "-" else bs))
+    return rows, problems
+
+
+def cmd_compare(args):
+    """The same cases on two runs (base, then series): print both columns."""
+    runs = []
+    for path in (args.base, args.new):
+        try:
+            with open(path) as f:
+                runs.append(json.load(f))
+        except (OSError, ValueError) as e:
+            runs.append(None)
+            print("  cannot read %s: %s" % (path, e))
+    if None in runs:
+        rows, problems = [], ["a run to compare has no results"]
+    else:
+        rows, problems = compare_runs(runs[0], runs[1], args.prefix)
+    width = max([len(r[0]) for r in rows] + [4])
+    print("  %-*s  %-6s %-6s" % (width, "case", "base", "series"))
+    for c, bs, ns in rows:
+        print("  %-*s  %-6s %-6s" % (width, c, bs, ns))
+    for msg in problems:
+        print("  %s" % msg)
+    status = "fail" if problems else "pass"
+    cls = E_TEST if problems else E_OK
+    res = {"run": args.name, "class": cls, "class_name": CLASS_NAMES.get(cls, ""),
+           "message": "; ".join(problems[:3]) or CLASS_NAMES.get(cls, ""),
+           "tests": [{"name": args.prefix + "same_as_base", "status": status,
+                      "detail": "; ".join(problems[:3]) or
+                      "%d cases pass on both" % len(rows)}],
+           "reports": []}
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump(res, f, indent=1)
+    return cls
+
+
 def cmd_summary(args):
     total = {"pass": 0, "fail": 0, "skip": 0, "xfail": 0}
     first = E_OK
@@ -336,6 +397,13 @@ def main(argv=None):
     r.add_argument("--message")
     r.add_argument("--test", action="append", default=[])
     r.set_defaults(func=cmd_record)
+    c = sub.add_parser("compare", help="the same cases on a base and a new run")
+    c.add_argument("--name", required=True)
+    c.add_argument("--json", required=True)
+    c.add_argument("--prefix", required=True)
+    c.add_argument("base")
+    c.add_argument("new")
+    c.set_defaults(func=cmd_compare)
     s = sub.add_parser("summary", help="sum up runs, print the closing line")
     s.add_argument("--allow-skip", action="store_true")
     s.add_argument("json", nargs="+")

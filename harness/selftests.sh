@@ -15,7 +15,11 @@ log=$LOGS/selftests.log
 	rm -rf "$dest"; mkdir -p "$dest"; : > "$dest/kselftest-list.txt"; exit 0
 }
 rm -rf "$dest"
-make -C "$TREE/tools/testing/selftests" TARGETS=unwind O="$OUT/selftests-build" \
+# ftrace's own suite comes along for the series' test cases in it
+# (guest-run.sh runs those, not the whole suite).
+targets=unwind
+[ -f "$TREE/tools/testing/selftests/ftrace/unwind_chain.c" ] && targets="unwind ftrace"
+make -C "$TREE/tools/testing/selftests" TARGETS="$targets" O="$OUT/selftests-build" \
 	KHDR_INCLUDES="-isystem $b/usr/include" INSTALL_PATH="$dest" install \
 	> "$log" 2>&1 || die "$E_BUILD" "selftests build failed" "$log"
 n=$(grep -c . "$dest/kselftest-list.txt" || true)

@@ -200,6 +200,66 @@ class Record(unittest.TestCase):
         self.assertEqual(by_status(res, "fail"), ["series.roundtrip"])
 
 
+class Compare(unittest.TestCase):
+    P = "ftrace.regress."
+
+    def res(self, **cases):
+        return {"run": "r", "class": 0, "tests": [
+            {"name": self.P + c, "status": st, "detail": ""}
+            for c, st in cases.items()] + [
+            {"name": "other.case", "status": "fail", "detail": ""}]}
+
+    def compare(self, base, new):
+        import io
+        import contextlib
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for i, r in enumerate((base, new)):
+                paths.append(os.path.join(d, "%d.json" % i))
+                if r is not None:
+                    with open(paths[-1], "w") as f:
+                        json.dump(r, f)
+            out_json = os.path.join(d, "out", "result.json")
+            with contextlib.redirect_stdout(io.StringIO()):
+                rc = report.main(["compare", "--name", "c", "--json", out_json,
+                                  "--prefix", self.P] + paths)
+            with open(out_json) as f:
+                return rc, json.load(f)["tests"]
+
+    def test_same_results_pass(self):
+        r = self.res(a="pass", b="pass")
+        rc, tests = self.compare(r, r)
+        self.assertEqual(rc, report.E_OK)
+        self.assertEqual([(t["name"], t["status"]) for t in tests],
+                         [(self.P + "same_as_base", "pass")])
+
+    def test_regression_fails(self):
+        rc, tests = self.compare(self.res(a="pass", b="pass"),
+                                 self.res(a="pass", b="fail"))
+        self.assertEqual(rc, report.E_TEST)
+        self.assertIn("b: passes on the base, fail", tests[0]["detail"])
+
+    def test_case_missing_from_the_series_run_fails(self):
+        rc, tests = self.compare(self.res(a="pass", b="pass"),
+                                 self.res(a="pass"))
+        self.assertEqual(rc, report.E_TEST)
+        self.assertIn("b: passes on the base, missing", tests[0]["detail"])
+
+    def test_case_failing_or_skipped_on_the_base_fails(self):
+        for st in ("fail", "skip"):
+            rc, tests = self.compare(self.res(a="pass", b=st),
+                                     self.res(a="pass", b="pass"))
+            self.assertEqual(rc, report.E_TEST, st)
+            self.assertIn("b: %s on the base" % st, tests[0]["detail"])
+
+    def test_no_cases_or_no_run_fails(self):
+        rc, _ = self.compare(self.res(), self.res())
+        self.assertEqual(rc, report.E_TEST)
+        rc, _ = self.compare(self.res(a="pass"), None)
+        self.assertEqual(rc, report.E_TEST)
+
+
 class Collect(unittest.TextTestResult):
     """Remembers every test's outcome for the JSON results."""
 

@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# In the guest: Debian's trace-cmd records a program's system calls with
+# userstacktrace_delay set, and trace-cmd report (libtraceevent, from the
+# events' format files) shows each stack event with the cookie of its
+# system call's cookie event and the program's known chain.
+# Usage: trace-cmd-test.sh UNWIND_CHAIN
+prog=${1:?usage: trace-cmd-test.sh UNWIND_CHAIN}
+tmp=$(mktemp -d /tmp/trace-cmd.XXXXXX) || exit 1
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n $1"; }
+nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
+
+echo "TAP version 13"
+echo "1..3"
+if trace-cmd record -q -O userstacktrace_delay -e syscalls:sys_enter_getppid \
+	-o "$tmp/t.dat" "$prog" 4 > "$tmp/chain" 2> "$tmp/rec.err" &&
+   trace-cmd report -i "$tmp/t.dat" > "$tmp/report" 2> "$tmp/rep.err"; then
+	ok "trace-cmd record -O userstacktrace_delay, trace-cmd report"
+else
+	nok "trace-cmd record -O userstacktrace_delay, trace-cmd report"
+	sed 's/^/# /' "$tmp/rec.err" "$tmp/rep.err" | head -20
+fi
+# The chain in decimal, as libtraceevent's __print_array() prints it.
+want=$(for a in $(cat "$tmp/chain"); do printf '%d ' "0x$a"; done)
+# "cookie C" and "stack C A1 A2 ..." lines for the program's events.
+awk '
+	/unwind_chain-[0-9]+.* user_unwind_cookie: +cookie=/ {
+		sub(/.*cookie=/, ""); print "cookie " $1; st = 0; next
+	}
+	/unwind_chain-[0-9]+.* user_unwind_stack: +cookie=/ {
+		sub(/.*cookie=/, ""); c = $1; st = 1; next
+	}
+	st == 1 { print "stack " c " " $0; st = 0 }
+' "$tmp/report" > "$tmp/events"
+cookies=$(grep -c '^cookie ' "$tmp/events")
+stacks=$(grep -c '^stack ' "$tmp/events")
+echo "# $cookies cookie events, $stacks stack events; chain $want"
+if [ "$cookies" -eq 4 ] && [ "$stacks" -eq 4 ] &&
+   [ "$(grep '^cookie ' "$tmp/events" | cut -d' ' -f2 | sort)" = \
+     "$(grep '^stack ' "$tmp/events" | cut -d' ' -f2 | sort)" ]; then
+	ok "one stack event per cookie, with its cookie"
+else
+	nok "one stack event per cookie, with its cookie"
+	grep -m 20 'user_unwind' "$tmp/report" | sed 's/^/# /'
+fi
+bad=$(grep '^stack ' "$tmp/events" | while read -r _ _ a1 a2 a3 a4 _; do
+	[ "$a1 $a2 $a3 $a4 " = "$want" ] || echo x
+done)
+if [ "$stacks" -gt 0 ] && [ -z "$bad" ]; then
+	ok "the stacks are the program's chain, frame by frame"
+else
+	nok "the stacks are the program's chain, frame by frame"
+	grep '^stack ' "$tmp/events" | head -5 | sed 's/^/# /'
+fi
+rm -rf "$tmp"
+[ $failed -eq 0 ]
