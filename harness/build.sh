@@ -32,6 +32,9 @@ with_build_lock make -C "$src" O="$b" ARCH="$arch" -j"$JOBS" bzImage \
 objs=()
 [ -d "$src/kernel/unwind" ] && objs+=(kernel/unwind/)
 [ -f "$src/lib/test_unwind_deferred.c" ] && objs+=(lib/test_unwind_deferred.o)
+# ftrace's objects, once the series has changed them (userstacktrace_delay).
+grep -qs USERSTACKTRACE_DELAY "$src/kernel/trace/trace.h" &&
+	objs+=(kernel/trace/trace.o kernel/trace/trace_output.o kernel/trace/trace_export.o)
 if [ -n "${W1:-}" ] && [ ${#objs[@]} -gt 0 ] && grep -q '^CONFIG_UNWIND_USER=y' "$b/.config"; then
 	with_build_lock make -C "$src" O="$b" ARCH="$arch" -j"$JOBS" W=1 "${objs[@]}" \
 		> "$log.w1" 2>&1 || die "$E_BUILD" "$v: W=1 build of ${objs[*]} failed" "$log.w1"
