@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make check: everything `make demo` needs, then every test: the series' round
-# trip and checkpatch, the harness's own tests, KUnit + selftests (perf and
+# trip and checkpatch, its documentation built with Sphinx, the harness's own
+# tests, KUnit + selftests (perf and
 # ftrace included) on each variant that runs tests, perf's fallback on the
 # variant without the series, ftrace's own cases compared between the base
 # kernel and the series', and the build-only variants. Ends with
@@ -72,6 +73,14 @@ if [ -f "$(run_dir checkpatch)/result.json" ]; then
 	results+=("$(run_dir checkpatch)/result.json")
 else
 	record checkpatch "$rc" "checkpatch=fail"
+fi
+
+phase docs
+rc=0; "$H/docs.sh" --json "$(run_dir docs)/result.json" || rc=$?
+if [ -f "$(run_dir docs)/result.json" ]; then
+	results+=("$(run_dir docs)/result.json")
+else
+	record docs "$rc" "docs.htmldocs=fail"
 fi
 
 # The static perf tool the selftests drive, built from the series' tree.
