@@ -9,7 +9,7 @@
 # system call), interleaved, REPS times. Each run prints
 #   FTRACE-BYTES MODE REP CALLS BYTES ENTRIES OVERRUN
 # frames: one system call made with its frame records in pages not present
-# (unwind_chain 1 FILE), both options set; prints
+# (unwind_chain 1 FILE), with each option in turn; prints
 #   FTRACE-FRAMES WANT IN_EVENT DEFERRED
 # A failed step prints FTRACE-FAIL and the script exits 1.
 B=$(dirname "$0")
@@ -59,24 +59,33 @@ while [ $rep -le "$REPS" ]; do
 	rep=$((rep + 1))
 done
 
-# Frames recovered from frame records in pages not present.
-echo > $t/trace
-echo 1 > $t/options/userstacktrace
-echo 1 > $t/options/userstacktrace_delay
-echo 1 > $t/events/syscalls/sys_enter_getppid/enable
-echo 1 > $t/tracing_on
-want=$("$prog" 1 /tmp/frames) || fail "$prog 1 /tmp/frames"
-echo 0 > $t/tracing_on
-echo 0 > $t/events/syscalls/sys_enter_getppid/enable
-echo 0 > $t/options/userstacktrace_delay
-echo 0 > $t/options/userstacktrace
-frames=$(awk '
-	function flush() { if (st == 2) print n; st = 0 }
-	/^ *unwind_chain-[0-9]+ .*<user stack trace>$/ { flush(); st = 2; n = 0; next }
-	/^ *unwind_chain-[0-9]+ .*<user stack unwind>$/ { flush(); st = 1; next }
-	st == 1 && /^cookie=/ { st = 2; n = 0; next }
-	st == 2 && /^ => / { n++; next }
-	{ flush() }
-	END { flush() }
-' $t/trace | tr '\n' ' ')
-echo "FTRACE-FRAMES $(echo "$want" | wc -w) $frames"
+# Frames recovered from frame records in pages not present: one system call
+# with each option set in turn (with both set, only the deferred path runs).
+# frames OPTION: the number of addresses the program printed, and the number
+# in its stack in the trace.
+frames() {
+	echo 0 > $t/options/userstacktrace
+	echo 0 > $t/options/userstacktrace_delay
+	echo > $t/trace
+	echo 1 > "$t/options/$1"
+	echo 1 > $t/events/syscalls/sys_enter_getppid/enable
+	echo 1 > $t/tracing_on
+	want=$("$prog" 1 "/tmp/frames.$1") || fail "$prog 1 /tmp/frames.$1"
+	echo 0 > $t/tracing_on
+	echo 0 > $t/events/syscalls/sys_enter_getppid/enable
+	echo 0 > "$t/options/$1"
+	printf '%s ' "$(echo "$want" | wc -w)"
+	awk '
+		function flush() { if (st == 2) print n; st = 0 }
+		/^ *unwind_chain-[0-9]+ .*<user stack (trace|unwind)>$/ { flush(); st = 1; n = 0 }
+		/<user stack trace>$/ { st = 2; next }
+		/<user stack unwind>$/ { next }
+		st == 1 && /^cookie=/ { st = 2; next }
+		st == 2 && /^ => / { n++; next }
+		{ flush() }
+		END { flush() }
+	' $t/trace
+}
+ev=$(frames userstacktrace)
+de=$(frames userstacktrace_delay)
+echo "FTRACE-FRAMES ${de%% *} ${ev#* } ${de#* }"
