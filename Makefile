@@ -4,7 +4,7 @@
 H := harness
 VARIANT ?= guest
 .PHONY: help deps base tree export series checkpatch roundtrip config build \
-	selftests perf run demo check test shell bisect bench bench-ftrace clean distclean
+	selftests perf run demo check test shell bisect bench bench-ftrace distro-objs clean distclean
 
 help:
 	@echo 'The two commands:'
@@ -31,6 +31,7 @@ help:
 	@echo '  make bench      perf call-graph costs: fp vs fp,defer vs dwarf (out/bench/table.txt)'
 	@echo '  make bench-ftrace  ftrace ring-buffer bytes and frames: userstacktrace vs'
 	@echo '                  userstacktrace_delay (out/bench/ftrace.txt)'
+	@echo '  make distro-objs  the series'"'"' objects with Debian'"'"'s config, W=1 and sparse'
 	@echo '  make deps       install missing Debian packages (root or sudo)'
 	@echo '  make clean      remove builds, runs and logs; keep the base and out/tree'
 	@echo '  make distclean  remove out/ entirely (refuses while out/tree holds unexported work)'
@@ -84,6 +85,8 @@ bench:
 	@$(H)/bench.sh
 bench-ftrace:
 	@$(H)/bench-ftrace.sh
+distro-objs: tree
+	@$(H)/distro-objs.sh
 clean:
 	rm -rf out/tree/build-* out/base-tree/build-* out/bisect-tree/build-* out/build \
 		out/logs out/runs out/kselftest out/selftests-build out/demo out/bench \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: everything `make demo` needs, then every test: the series' round
 # trip and checkpatch, its documentation built with Sphinx, the harness's own
-# tests, KUnit + selftests (perf and ftrace included) on each variant that runs
+# tests, the series' objects built with Debian's config, KUnit + selftests (perf and ftrace included) on each variant that runs
 # tests, perf's fallback on the variant without the series, ftrace's own cases
 # compared between the base kernel and the series', and the build-only
 # variants. Ends with "N passed, N failed" and exits with the class of the
@@ -87,6 +87,15 @@ fi
 phase perf-build
 rc=0; "$H/perf.sh" > /dev/null || rc=$?
 [ $rc -eq 0 ] || record perf "$rc" "build.perf=fail"
+
+# The series' objects with Debian's own config, W=1 and sparse.
+phase distro-objs
+rc=0; "$H/distro-objs.sh" --json "$(run_dir distro-objs)/result.json" || rc=$?
+if [ -f "$(run_dir distro-objs)/result.json" ]; then
+	results+=("$(run_dir distro-objs)/result.json")
+else
+	record distro-objs "$rc" "distro.objs=fail"
+fi
 
 # build_variant V [W1]: config and build phases; 0 if the kernel is there.
 build_variant() {
