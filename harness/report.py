@@ -57,6 +57,10 @@ KERNEL_REPORTS = [
     ("RCU stall", re.compile(r"rcu: INFO: .*detected stall|RCU stall")),
     ("hung task", re.compile(r"INFO: task .* blocked for more than|"
                              r"soft lockup|hard LOCKUP")),
+    ("kmemleak", re.compile(r"kmemleak: \d+ new suspected memory leaks|"
+                            r"^\s*unreferenced object 0x|"
+                            r"kmemleak: Kernel memory leak detector disabled|"
+                            r"UNWIND-KMEMLEAK-FAILED")),
 ]
 # Boot-time lines that mention the words above without reporting anything.
 BENIGN = [

@@ -139,10 +139,19 @@ class KernelReports(unittest.TestCase):
                 "hung task",
             "BUG: sleeping function called from invalid context at x.c:1":
                 "BUG",
+            "kmemleak: 2 new suspected memory leaks (see "
+            "/sys/kernel/debug/kmemleak)": "kmemleak",
+            "unreferenced object 0xffff888003a1c000 (size 4096):": "kmemleak",
+            "UNWIND-KMEMLEAK-FAILED: the scan did not run": "kmemleak",
         }
         for line, kind in cases.items():
             got = report.kernel_reports([line])
             self.assertEqual([r["kind"] for r in got], [kind], line)
+
+    def test_kmemleak_banners_are_not_reports(self):
+        for line in ["kmemleak: Kernel memory leak detector initialized (mem pool"
+                     " available: 15677)", "UNWIND-KMEMLEAK-SCANNED 0 reports"]:
+            self.assertEqual(report.kernel_reports([line]), [], line)
 
     def test_boot_banners_are_not_reports(self):
         for line in ["kasan: KernelAddressSanitizer initialized (generic)",
