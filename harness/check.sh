@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: everything `make demo` needs, then every test: the series' round
 # trip and checkpatch, its documentation built with Sphinx, the harness's own
-# tests, the series' objects built with Debian's config, KUnit + selftests (perf and ftrace included) on each variant that runs
-# tests, perf's fallback on the variant without the series, ftrace's own cases
-# compared between the base kernel and the series', and the build-only
-# variants. Ends with "N passed, N failed" and exits with the class of the
-# first failure.
+# tests, the series' objects built with Debian's config, KUnit + selftests
+# (perf and ftrace included) on each variant that runs tests, perf's fallback
+# on the variant without the series, ftrace's own cases compared between the
+# base kernel and the series', and the build-only variants. Ends with
+# "N passed, N failed" and exits with the class of the first failure.
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 0 ] || die "$E_USAGE" "usage: check.sh (no arguments; see make help)"
