@@ -90,6 +90,6 @@ distro-objs: tree
 clean:
 	rm -rf out/tree/build-* out/base-tree/build-* out/bisect-tree/build-* out/build \
 		out/logs out/runs out/kselftest out/selftests-build out/demo out/bench \
-		out/roundtrip out/series
+		out/roundtrip out/series out/docs-build
 distclean:
 	@$(H)/distclean.sh
