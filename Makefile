@@ -4,7 +4,7 @@
 H := harness
 VARIANT ?= guest
 .PHONY: help deps base tree export series checkpatch roundtrip config build \
-	selftests perf run demo check test shell bisect bench bench-ftrace distro-objs clean distclean
+	selftests perf run demo check test shell bisect bench bench-ftrace distro-objs build-coverage clean distclean
 
 help:
 	@echo 'The two commands:'
@@ -28,10 +28,13 @@ help:
 	@echo '                  (selftest programs unwind.NAME, KUnit suites kunit.NAME,'
 	@echo '                  perf'"'"'s shell tests perf.callchain_deferred_NAME)'
 	@echo '  make shell      boot the VARIANT kernel with an interactive shell'
-	@echo '  make bench      perf call-graph costs: fp vs fp,defer vs dwarf (out/bench/table.txt)'
+	@echo '  make bench      perf call-graph costs: fp vs fp,defer vs dwarf (out/bench/table.txt);'
+	@echo '                  request, walk and cookie costs (out/bench/core.txt)'
 	@echo '  make bench-ftrace  ftrace ring-buffer bytes and frames: userstacktrace vs'
 	@echo '                  userstacktrace_delay (out/bench/ftrace.txt)'
 	@echo '  make distro-objs  the series'"'"' objects with Debian'"'"'s config, W=1 and sparse'
+	@echo '  make build-coverage  UML defconfig, and x86_64 randconfigs (fixed seeds)'
+	@echo '                  compiling the series'"'"' objects (not in make check)'
 	@echo '  make deps       install missing Debian packages (root or sudo)'
 	@echo '  make clean      remove builds, runs and logs; keep the base and out/tree'
 	@echo '  make distclean  remove out/ entirely (refuses while out/tree holds unexported work)'
@@ -87,6 +90,8 @@ bench-ftrace:
 	@$(H)/bench-ftrace.sh
 distro-objs: tree
 	@$(H)/distro-objs.sh
+build-coverage: tree
+	@$(H)/build-coverage.sh
 clean:
 	rm -rf out/tree/build-* out/base-tree/build-* out/bisect-tree/build-* out/build \
 		out/logs out/runs out/kselftest out/selftests-build out/demo out/bench \

@@ -1,29 +1,54 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench: what a user stack costs perf in each call-graph mode. Builds the
-# guest kernel and a static perf (incrementally), two frame-pointer workloads
-# (harness/bench/), and boots one guest that times each workload unprofiled and
-# under `perf record --call-graph fp | fp,defer | dwarf`, interleaved, REPS times,
-# and counts each perf.data. The host turns the counts into a table, printed and
-# kept in out/bench/table.txt (raw lines: out/bench/raw.txt).
+# make bench: what a user stack costs. Builds the guest kernel and a static perf
+# (incrementally) and boots two guests:
+#
+# perf: two frame-pointer workloads (harness/bench/), each timed unprofiled and
+# under `perf record --call-graph fp | fp,defer | dwarf`, interleaved, REPS
+# times; each perf.data is counted. Table: out/bench/table.txt (raw lines:
+# out/bench/raw.txt).
+#
+# core (BENCH_CORE_SMP vCPUs): the test module's "bench" commands, driven by
+# harness/bench/core.c: what a request costs against perf's in-interrupt walk,
+# the walk per frame, and the cookie's first request with 1, 2, 4 vCPUs at
+# once against a global atomic counter. Tables: out/bench/core.txt (raw lines:
+# out/bench/core-raw.txt).
 #
 # Usage: bench.sh    (settings from the environment, defaults in brackets:
-#   BENCH_REPS [5]  BENCH_PERIOD [250000] cpu-clock ns per sample (4 kHz)
+#   BENCH_TABLES ["perf core"] which guests to run
+#   BENCH_REPS [10]  BENCH_PERIOD [250000] cpu-clock ns per sample (4 kHz)
 #   BENCH_DWARF_SIZE [8192] bytes of user stack per sample with dwarf
 #   BENCH_SYSCALL ["100 67108864"] LOOPS BYTES
 #   BENCH_COMPUTE ["500 80 1000000"] LOOPS DEPTH WORK
-#   BENCH_TIMEOUT [2400] seconds for all the guest's runs)
+#   BENCH_NOFP ["200 80 1000000"] LOOPS DEPTH WORK of compute built without
+#     frame pointers (and with SFrame, -Wa,--gsframe)
+#   BENCH_CORE_ROUNDS [5]  BENCH_CORE_ITERS [200] commands per run
+#   BENCH_CORE_REPEAT [32] repeated requests, or walks, per command
+#   BENCH_CORE_WALK_ITERS [20] walk commands per run and depth
+#   BENCH_CORE_DEPTHS ["4 60 496"] recursion depths: 8, 64, 500 frames
+#   BENCH_CORE_CPUS ["1 2 4"] processes requesting at once
+#   BENCH_CORE_SMP [4] vCPUs of the core guest
+#   BENCH_TIMEOUT [2400] seconds for all of one guest's runs)
 . "$(dirname "$0")/lib.sh"
 
 B=$OUT/bench
 usage="usage: bench.sh (no arguments; BENCH_* settings: see its header)"
 [ $# -eq 0 ] || die "$E_USAGE" "$usage"
-reps=${BENCH_REPS:-5}
+tables=${BENCH_TABLES:-perf core}
+reps=${BENCH_REPS:-10}
 period=${BENCH_PERIOD:-250000}
 dwarf=${BENCH_DWARF_SIZE:-8192}
 syscall_args=${BENCH_SYSCALL:-100 67108864}
 compute_args=${BENCH_COMPUTE:-500 80 1000000}
+nofp_args=${BENCH_NOFP:-200 80 1000000}
 tmo=${BENCH_TIMEOUT:-2400}
+c_rounds=${BENCH_CORE_ROUNDS:-5}
+c_iters=${BENCH_CORE_ITERS:-200}
+c_repeat=${BENCH_CORE_REPEAT:-32}
+c_walk_iters=${BENCH_CORE_WALK_ITERS:-20}
+c_depths=${BENCH_CORE_DEPTHS:-4 60 496}
+c_cpus=${BENCH_CORE_CPUS:-1 2 4}
+c_smp=${BENCH_CORE_SMP:-4}
 
 # number NAME VALUE...: each VALUE must be a positive integer.
 number() {
@@ -37,12 +62,38 @@ number BENCH_REPS "$reps"
 number BENCH_PERIOD "$period"
 number BENCH_DWARF_SIZE "$dwarf"
 number BENCH_TIMEOUT "$tmo"
+for t in $tables; do
+	[ "$t" = perf ] || [ "$t" = core ] || die "$E_USAGE" "BENCH_TABLES: '$t' is neither perf nor core; $usage"
+done
+[ -n "$tables" ] || die "$E_USAGE" "BENCH_TABLES is empty; $usage"
+number BENCH_CORE_ROUNDS "$c_rounds"
+number BENCH_CORE_ITERS "$c_iters"
+number BENCH_CORE_REPEAT "$c_repeat"
+number BENCH_CORE_WALK_ITERS "$c_walk_iters"
+number BENCH_CORE_SMP "$c_smp"
+read -ra a <<< "$c_depths"
+[ ${#a[@]} -ge 1 ] || die "$E_USAGE" "BENCH_CORE_DEPTHS is empty; $usage"
+number BENCH_CORE_DEPTHS "${a[@]}"
+for d in "${a[@]}"; do
+	[ "$d" -le 508 ] || die "$E_USAGE" "BENCH_CORE_DEPTHS: $d is deeper than the 508 a 512-frame walk holds"
+done
+read -ra a <<< "$c_cpus"
+[ ${#a[@]} -ge 1 ] || die "$E_USAGE" "BENCH_CORE_CPUS is empty; $usage"
+number BENCH_CORE_CPUS "${a[@]}"
+for n in "${a[@]}"; do
+	[ "$n" -le "$c_smp" ] || die "$E_USAGE" "BENCH_CORE_CPUS: $n processes, but the guest has BENCH_CORE_SMP=$c_smp vCPUs"
+done
+[ "$c_repeat" -le 1000 ] || die "$E_USAGE" "BENCH_CORE_REPEAT must be at most 1000 (the module's limit)"
+[ "$c_smp" -le 8 ] || die "$E_USAGE" "BENCH_CORE_SMP must be at most 8 (CONFIG_NR_CPUS)"
 read -ra a <<< "$syscall_args"
 [ ${#a[@]} -eq 2 ] || die "$E_USAGE" "BENCH_SYSCALL wants 'LOOPS BYTES'; $usage"
 number BENCH_SYSCALL "${a[@]}"
 read -ra a <<< "$compute_args"
 [ ${#a[@]} -eq 3 ] || die "$E_USAGE" "BENCH_COMPUTE wants 'LOOPS DEPTH WORK'; $usage"
 number BENCH_COMPUTE "${a[@]}"
+read -ra a <<< "$nofp_args"
+[ ${#a[@]} -eq 3 ] || die "$E_USAGE" "BENCH_NOFP wants 'LOOPS DEPTH WORK'; $usage"
+number BENCH_NOFP "${a[@]}"
 if [ $((dwarf % 8)) -ne 0 ] || [ "$dwarf" -gt 65528 ]; then
 	die "$E_USAGE" "BENCH_DWARF_SIZE must be a multiple of 8, at most 65528"
 fi
@@ -50,56 +101,78 @@ fi
 t_start=$(date +%s)
 prepare_guest_and_perf
 perf=$PERF
-
-phase bench-build
 bin=$B/bin
-mkdir -p "$bin"
-log=$LOGS/bench-build.log
-: > "$log"
-for w in syscall compute; do
-	gcc -static -nostdlib -ffreestanding -fno-stack-protector -no-pie -O2 -g \
-		-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall \
-		-o "$bin/$w" "$H/bench/$w.c" >> "$log" 2>&1 ||
-		die "$E_BUILD" "bench workload $w failed to build" "$log"
-done
-gcc -static -O2 -Wall -o "$bin/perfdata" "$H/bench/perfdata.c" >> "$log" 2>&1 ||
-	die "$E_BUILD" "perfdata failed to build" "$log"
-cat > "$bin/params" <<PARAMS
+phase bench-build
+bench_programs "$bin" "$LOGS/bench-build.log"
+
+# boot_bench NAME SCRIPT SMP: boot the guest with SCRIPT as its only test and
+# the bench files in the initramfs; fails unless SCRIPT finished with status
+# 0 and the console is clean. Sets res to its results.log.
+boot_bench() {
+	local name=$1 script=$2 smp=$3 dir rc=0
+	bench_files "$bin"
+	dir=$(run_dir "$name")
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "$name $tmo sh /bench/$script" > "$dir/runlist"
+	"$H/initramfs.sh" "$dir/initramfs.cpio.gz" "$dir/root" "$dir/runlist" \
+		"${BENCH_FILES[@]}" "$perf:usr/bin/perf"
+	rm -rf "$dir/root"
+	phase "boot-$name"
+	BOOT_SMP=$smp BOOT_TIMEOUT=${BOOT_TIMEOUT:-$((tmo + 300))} \
+		"$H/boot.sh" guest "$dir/initramfs.cpio.gz" "$dir"
+	phase_end
+	res=$dir/results.log
+	python3 "$H/report.py" parse --name "$name" --console "$dir/console.log" \
+		--results /dev/null > "$B/report-$name.log" || rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne "$E_NO_TESTS" ]; then
+		cat "$B/report-$name.log" >&2
+		die "$rc" "the $name guest failed" "$dir/console.log"
+	fi
+	if ! grep -q "^UNWIND-TAP-END $name rc=0" "$res"; then
+		grep -A5 -e '^BENCH-FAIL' -e '^CORE-FAIL' "$res" >&2 || true
+		die "$E_TEST_FAILURE" "a $name run failed or did not finish" "$res"
+	fi
+}
+
+bench_perf() {
+	cat > "$bin/params" <<PARAMS
 REPS=$reps
 PERIOD=$period
 DWARF_SIZE=$dwarf
-WORKLOADS="syscall compute"
+WORKLOADS="syscall compute nofp"
 MODES="none fp defer dwarf"
 ARGS_syscall="$syscall_args"
 ARGS_compute="$compute_args"
+ARGS_nofp="$nofp_args"
 PARAMS
-dir=$(run_dir bench)
-rm -rf "$dir"
-mkdir -p "$dir"
-echo "bench $tmo sh /bench/guest.sh" > "$dir/runlist"
-"$H/initramfs.sh" "$dir/initramfs.cpio.gz" "$dir/root" "$dir/runlist" \
-	"$perf:usr/bin/perf" "$H/bench/guest.sh:bench/guest.sh" "$bin/params:bench/params" \
-	"$bin/syscall:bench/syscall" "$bin/compute:bench/compute" "$bin/perfdata:bench/perfdata"
-rm -rf "$dir/root"
+	boot_bench bench guest.sh 2
+	echo
+	python3 "$H/bench/table.py" "$res" "$B" ||
+		die "$E_TEST_FAILURE" "the perf figures are incomplete or wrong (raw: $B/raw.txt)"
+}
 
-phase boot
-BOOT_TIMEOUT=${BOOT_TIMEOUT:-$((tmo + 300))} "$H/boot.sh" guest "$dir/initramfs.cpio.gz" "$dir"
-phase_end
+bench_core() {
+	cat > "$bin/core-params" <<PARAMS
+ROUNDS=$c_rounds
+ITERS=$c_iters
+REPEAT=$c_repeat
+WALK_ITERS=$c_walk_iters
+DEPTHS="$c_depths"
+CPUS="$c_cpus"
+PARAMS
+	boot_bench bench-core core.sh "$c_smp"
+	echo
+	python3 "$H/bench/core_table.py" "$res" "$B" ||
+		die "$E_TEST_FAILURE" "the core figures are incomplete or wrong (raw: $B/core-raw.txt)"
+}
 
-res=$dir/results.log
-rc=0
-python3 "$H/report.py" parse --name bench --console "$dir/console.log" \
-	--results /dev/null > "$B/report.log" || rc=$?
-if [ $rc -ne 0 ] && [ $rc -ne "$E_NO_TESTS" ]; then
-	cat "$B/report.log" >&2
-	die "$rc" "the bench guest failed" "$dir/console.log"
-fi
-if ! grep -q '^UNWIND-TAP-END bench rc=0' "$res"; then
-	grep -A5 '^BENCH-FAIL' "$res" >&2 || true
-	die "$E_TEST_FAILURE" "a bench run failed or did not finish" "$res"
-fi
-echo
-rc=0
-python3 "$H/bench/table.py" "$res" "$B" || rc=$?
-[ $rc -eq 0 ] || die "$E_TEST_FAILURE" "the figures are incomplete or wrong (raw: $B/raw.txt)"
-info "table: $B/table.txt; raw: $B/raw.txt, $B/bench.json ($(( $(date +%s) - t_start ))s)"
+done_tables=""
+for t in $tables; do
+	"bench_$t"
+	case $t in
+	perf) done_tables="$done_tables $B/table.txt (raw: $B/raw.txt)" ;;
+	core) done_tables="$done_tables $B/core.txt (raw: $B/core-raw.txt)" ;;
+	esac
+done
+info "tables:$done_tables ($(( $(date +%s) - t_start ))s)"

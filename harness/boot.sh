@@ -5,8 +5,8 @@
 #
 # Usage: boot.sh VARIANT INITRAMFS RUNDIR
 #   RUNDIR gets console.log (kernel console, ttyS0), results.log (test output,
-#   ttyS1) and qemu.log. BOOT_TIMEOUT (seconds) and BOOT_APPEND (kernel command
-#   line) override the variant's defaults.
+#   ttyS1) and qemu.log. BOOT_TIMEOUT (seconds), BOOT_APPEND (kernel command
+#   line) and BOOT_SMP (vCPUs, 2 by default) override the variant's defaults.
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 3 ] || die "$E_USAGE" "usage: boot.sh VARIANT INITRAMFS RUNDIR"
@@ -16,13 +16,15 @@ kernel=$(build_dir "$v")/arch/x86/boot/bzImage
 [ -f "$initrd" ] || die "$E_USAGE" "boot.sh: no initramfs $initrd"
 tmo=${BOOT_TIMEOUT:-$(variant "$v" boot_tmo)}
 [[ $tmo =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "BOOT_TIMEOUT must be a number of seconds, not '$tmo'"
+smp=${BOOT_SMP:-2}
+[[ $smp =~ ^[1-8]$ ]] || die "$E_USAGE" "BOOT_SMP must be a number of vCPUs from 1 to 8 (CONFIG_NR_CPUS), not '$smp'"
 mkdir -p "$dir"
 rm -f "$dir/console.log" "$dir/results.log" "$dir/qemu.log"
 
 info "$(basename "$dir"): booting $v (timeout ${tmo}s; console: $dir/console.log)"
 rc=0
 timeout -k 10 "$tmo" "$(variant "$v" qemu)" -nodefaults -no-reboot -display none \
-	-accel tcg -cpu "$(variant "$v" cpu)" -smp 2 -m "$(variant "$v" mem)" \
+	-accel tcg -cpu "$(variant "$v" cpu)" -smp "$smp" -m "$(variant "$v" mem)" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=7 ${BOOT_APPEND:-}" \
 	-serial "file:$dir/console.log" -serial "file:$dir/results.log" \

@@ -5,7 +5,8 @@
 # tests, the series' objects built with Debian's config, KUnit + selftests
 # (perf and ftrace included) on each variant that runs tests, perf's fallback
 # on the variant without the series, ftrace's own cases compared between the
-# base kernel and the series', and the build-only variants. Ends with
+# base kernel and the series', the benchmarks' smoke runs through their table
+# scripts, and the build-only variants. Ends with
 # "N passed, N failed" and exits with the class of the first failure.
 . "$(dirname "$0")/lib.sh"
 
@@ -132,6 +133,31 @@ for v in $(variants tests); do
 	fi
 	boot_variant "$v"
 done
+
+# The benchmarks' smoke runs on guest: their lines must make it through the
+# host's table scripts, which also check that each figure measured what it
+# names.
+phase bench-smoke
+smoke_dir=$(run_dir bench-smoke)
+mkdir -p "$smoke_dir"
+smoke_tests=()
+for t in perf:table.py core:core_table.py; do
+	k=${t%%:*}
+	awk -v n="UNWIND-TAP-BEGIN bench.$k" '{ sub(/\r$/, "") } $0 == n { on = 1; next }
+		/^UNWIND-TAP-END / { on = 0 } on' "$(run_dir guest)/results.log" \
+		> "$smoke_dir/$k.log" 2> /dev/null || true
+	if python3 "$H/bench/${t#*:}" "$smoke_dir/$k.log" "$smoke_dir/$k" \
+		> "$smoke_dir/$k.out" 2>&1; then
+		smoke_tests+=("bench.$k.table=pass")
+	else
+		warn "bench smoke: the $k table failed (see $smoke_dir/$k.out)"
+		tail -n 5 "$smoke_dir/$k.out" >&2
+		smoke_tests+=("bench.$k.table=fail")
+	fi
+done
+cls=0
+[[ "${smoke_tests[*]}" == *=fail* ]] && cls=$E_TEST_FAILURE
+record bench-smoke "$cls" "${smoke_tests[@]}"
 
 # A kernel without the series, as tools see an older kernel: perf record
 # --call-graph fp,defer must fall back to fp there.

@@ -106,6 +106,39 @@ tests)
 	done
 	[ -z "$perf_files" ] || files+=("$perf_tests/:usr/libexec/perf/tests/shell"
 		"$H/guest/perf-test.sh:usr/libexec/perf-test.sh")
+	# The benchmarks, a few iterations each, last: the core driver takes the
+	# test module's counting kprobes away while it runs. check.sh feeds their
+	# lines to the host's table scripts. perf's on guest only.
+	smoke=()
+	[ "$v" != guest ] || ! want bench.perf || smoke+=(perf:guest.sh)
+	! want bench.core || smoke+=(core:core.sh)
+	if [ ${#smoke[@]} -gt 0 ]; then
+		sb=$OUT/bench/smoke-$v
+		bench_programs "$sb" "$LOGS/bench-smoke-$v.log"
+		cat > "$sb/params" <<-PARAMS
+		REPS=1
+		PERIOD=250000
+		DWARF_SIZE=8192
+		WORKLOADS="syscall compute nofp"
+		MODES="none fp defer dwarf"
+		ARGS_syscall="4 4194304"
+		ARGS_compute="4 80 200000"
+		ARGS_nofp="4 80 200000"
+		PARAMS
+		cat > "$sb/core-params" <<-PARAMS
+		ROUNDS=1
+		ITERS=6
+		REPEAT=4
+		WALK_ITERS=2
+		DEPTHS="4 60"
+		CPUS="1 2"
+		PARAMS
+		bench_files "$sb"
+		files+=("${BENCH_FILES[@]}" "$H/guest/bench-smoke.sh:usr/libexec/bench-smoke.sh")
+		for s in "${smoke[@]}"; do
+			echo "bench.${s%%:*} $tmo sh /usr/libexec/bench-smoke.sh /bench/${s#*:}" >> "$runlist"
+		done
+	fi
 	;;
 *)
 	die "$E_USAGE" "variant $v is built, never booted"

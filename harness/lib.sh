@@ -190,3 +190,36 @@ trace_cmd_files() {
 		TRACE_CMD_FILES+=("$(readlink -f "$l"):${l#/}")
 	done
 }
+
+# bench_programs BIN LOG: build the benchmark programs of harness/bench/ into
+# BIN (make bench, and the smoke runs of make check): the workloads as static
+# frame-pointer programs, nofp as compute without frame pointers (with
+# SFrame), the core driver, and perfdata. Compiler output goes to LOG.
+bench_programs() {
+	local bin=$1 log=$2 w
+	mkdir -p "$bin"
+	: > "$log"
+	for w in syscall compute core "nofp compute -fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe"; do
+		# shellcheck disable=SC2086 # NAME SOURCE FLAGS...
+		set -- $w
+		local name=$1 src=${2:-$1}
+		shift $(($# > 1 ? 2 : 1))
+		gcc -static -nostdlib -ffreestanding -fno-stack-protector -no-pie -O2 -g \
+			-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall "$@" \
+			-o "$bin/$name" "$H/bench/$src.c" >> "$log" 2>&1 ||
+			die "$E_BUILD" "bench program $name failed to build" "$log"
+	done
+	gcc -static -O2 -Wall -o "$bin/perfdata" "$H/bench/perfdata.c" >> "$log" 2>&1 ||
+		die "$E_BUILD" "perfdata failed to build" "$log"
+}
+
+# bench_files BIN: BENCH_FILES=(SRC:DEST...) for an initramfs: the programs
+# bench_programs built, the guest scripts, and BIN's params files.
+bench_files() {
+	local bin=$1 f
+	BENCH_FILES=()
+	for f in syscall compute nofp core perfdata params core-params; do
+		[ -f "$bin/$f" ] && BENCH_FILES+=("$bin/$f:bench/$f")
+	done
+	BENCH_FILES+=("$H/bench/guest.sh:bench/guest.sh" "$H/bench/core.sh:bench/core.sh")
+}

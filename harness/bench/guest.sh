@@ -54,7 +54,8 @@ run() {
 }
 
 echo "BENCH-PARAMS period_ns $PERIOD reps $REPS dwarf_size $DWARF_SIZE" \
-	"syscall_args '$ARGS_syscall' compute_args '$ARGS_compute' cpus $(nproc)"
+	"syscall_args '$ARGS_syscall' compute_args '$ARGS_compute' nofp_args '$ARGS_nofp'" \
+	"cpus $(nproc)"
 rep=1
 while [ "$rep" -le "$REPS" ]; do
 	for w in $WORKLOADS; do

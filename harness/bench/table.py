@@ -16,10 +16,14 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats  # noqa: E402
+
 MODES = [("fp", "fp"), ("defer", "fp,defer"), ("dwarf", "dwarf")]
 WORKLOADS = {
     "syscall": "syscall: {0} x read(2) of {1} from /dev/zero, 6 frames deep",
     "compute": "compute: {0} x {2} rounds of arithmetic, {1} frames deep",
+    "nofp": "nofp: compute built -fomit-frame-pointer -Wa,--gsframe, {0} x {2} rounds, {1} deep",
 }
 INTS = ("elapsed_ns", "samples", "sample_bytes", "deferred", "deferred_bytes",
         "user_bytes", "user_frames", "no_user", "unmatched", "lost",
@@ -55,6 +59,7 @@ def summarize(runs, reps):
             problems.append("%s unprofiled: %d of %d runs" % (w, len(base), reps))
             continue
         t0 = statistics.median(r["elapsed_ns"] for r in base)
+        by_rep = {r["rep"]: r["elapsed_ns"] for r in base}
         out[w] = {"unprofiled_s": t0 / 1e9}
         for mode, label in MODES:
             rs = runs.get((w, mode), [])
@@ -77,6 +82,9 @@ def summarize(runs, reps):
                 "slowdown": statistics.median(r["elapsed_ns"] for r in rs) / t0,
                 "slowdown_range": (min(r["elapsed_ns"] for r in rs) / t0,
                                    max(r["elapsed_ns"] for r in rs) / t0),
+                # Each run over the unprofiled run of the same round.
+                "slowdown_ci": stats.median_ci(
+                    [r["elapsed_ns"] / by_rep[r["rep"]] for r in rs if r["rep"] in by_rep]),
                 "runs": rs,
             }
             if mode != "dwarf" and not tot["user_frames"]:
@@ -99,6 +107,8 @@ ROWS = [
     ("lost samples (all runs)", "lost", "%d"),
     ("slowdown vs unprofiled", "slowdown", "%.2fx"),
     ("  range over runs", "slowdown_range", "%.2f-%.2f"),
+    ("  paired: median", "slowdown_ci", None),
+    ("  [95% interval]", "slowdown_ci", None),
 ]
 
 
@@ -128,9 +138,19 @@ def table(params, summary):
                 m = summary[w].get(mode)
                 if m is None or (mode == "dwarf" and key == "user_frames_per_sample"):
                     cells.append("-")
+                elif fmt is None:
+                    med, lo, hi = m[key]
+                    if name.strip().startswith("paired"):
+                        cells.append("%.2fx" % med)
+                    else:
+                        cells.append("n<6" if lo is None else "%.2f-%.2f" % (lo, hi))
                 else:
                     cells.append(fmt % m[key])
             lines.append("  %-34s %12s %12s %12s" % (name, *cells))
+        ranked = [(label, summary[w][mode]["slowdown_ci"]) for mode, label in MODES
+                  if mode in summary[w]]
+        if ranked:
+            lines.append("  %-34s %s" % ("ranked by slowdown", stats.rank(ranked)))
         lines.append("")
     lines += [
         "bytes/sample: bytes of all PERF_RECORD_SAMPLE and _CALLCHAIN_DEFERRED",
@@ -144,6 +164,11 @@ def table(params, summary):
         "slowdown: median workload time under perf / median unprofiled time; the",
         "  workload times its own loop (perf start-up and write-out excluded);",
         "  range: each run's time / median unprofiled time, lowest and highest.",
+        "paired: each run's time / the unprofiled run's of the same round; the",
+        "  median and its 95% interval (order statistics; none below 6 rounds).",
+        "ranked: '<' where the intervals do not overlap, '~' where they do.",
+        "nofp: user frames show what each mode recovers without frame pointers;",
+        "  dwarf's are not counted (perf report would unwind them from the dump).",
     ]
     return "\n".join(lines) + "\n"
 

@@ -13,6 +13,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import report  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "bench"))
+import core_table  # noqa: E402
+import stats  # noqa: E402
 
 
 def log(name):
@@ -267,6 +270,57 @@ class Compare(unittest.TestCase):
         self.assertEqual(rc, report.E_TEST)
         rc, _ = self.compare(self.res(a="pass"), None)
         self.assertEqual(rc, report.E_TEST)
+
+
+class BenchStats(unittest.TestCase):
+    """harness/bench/stats.py and the core table's checks."""
+
+    def test_median_interval_ranks(self):
+        # P(Bin(n, 1/2) < j) <= 2.5%: the textbook ranks.
+        self.assertIsNone(stats.ci_ranks(5))
+        self.assertEqual(stats.ci_ranks(6), (1, 6))
+        self.assertEqual(stats.ci_ranks(10), (2, 9))
+        self.assertEqual(stats.ci_ranks(100), (40, 61))
+        m, lo, hi = stats.median_ci(list(range(10, 0, -1)))
+        self.assertEqual((m, lo, hi), (5.5, 2, 9))
+
+    def test_rank_needs_disjoint_intervals(self):
+        a, b, c = (1.0, 0.9, 1.1), (2.0, 1.8, 2.2), (2.1, 1.9, 2.3)
+        self.assertEqual(stats.rank([("c", c), ("a", a), ("b", b)]), "a < b ~ c")
+        self.assertEqual(stats.rank([("a", a), ("n", (0.5, None, None))]), "n ~ a")
+
+    def _core(self, req_line):
+        lines = ["CORE-PARAMS rounds 1 iters 2 repeat 4 walk_iters 1 depths '4' "
+                 "ncpus '1' cpus 2",
+                 "CORE-RUN req task 12 2 4",
+                 "bench req task walk 0 0 1000 300 1000 3000 16 100", req_line,
+                 "CORE-RUN req nmi 12 2 4",
+                 "bench req nmi walk 0 0 1000 300 1000 3000 16 100",
+                 "bench req nmi req 0 0 1000 300 1000 3000 16 100",
+                 "CORE-RUN walk 4 1 4", "bench walk 4 8 4000 8 2000",
+                 "CORE-RUN cookie 1 1 2", "bench cookie 0 0 900 210 370 50 3 1",
+                 "bench cookie 0 0 900 210 370 50 5 2"]
+        params, runs, fails = core_table.parse(lines)
+        return core_table.summarize(params, runs)
+
+    def test_core_table_accepts_good_lines(self):
+        out, problems = self._core("bench req task req 0 0 1000 300 1000 3000 16 100")
+        self.assertEqual(problems, [])
+        self.assertEqual(out["req"]["task"]["cold"]["first"][0], 900)
+        self.assertEqual(out["walk"][4]["frames"], 8)
+        # 16 steps per command, the empty region's 50 ns off.
+        self.assertEqual(out["cookie"][1]["percpu"][0], 10)
+        self.assertEqual(out["cookie"][1]["atomic"][0], 20)
+
+    def test_core_table_refuses_what_measured_something_else(self):
+        # Not the first request (1), a later one that queued (bad 1), a walk
+        # that lost frames, a missing line.
+        for bad in ("bench req task req 1 0 1000 300 1000 3000 16 100",
+                    "bench req task req 0 1 1000 300 1000 3000 16 100",
+                    "bench req task req 0 0 1000 300 1000 3000 9 100",
+                    "CORE-FAIL req task"):
+            out, problems = self._core(bad)
+            self.assertTrue(problems, bad)
 
 
 class Collect(unittest.TextTestResult):

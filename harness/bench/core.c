@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmark driver for the core tables: recurses DEPTH frames deep (frame
+ * pointers, so the walks see exactly DEPTH + 2 frames: the leaf's ip, the
+ * recursion, main), then issues ITERS "bench" commands of the test module,
+ * one system call each (so each is its own entry context), and copies every
+ * result line to stdout. The kernel does the timing.
+ *
+ * Usage: core req CTX DEPTH ITERS REPEAT    CTX: task or nmi; perf's walk of
+ *                                           at most 16 frames, as perf's
+ *                                           default is 127 but a 16-frame
+ *                                           stack is the comparison asked for
+ *        core walk DEPTH ITERS REPEAT       unwind_user() against perf's walk
+ *        core cookie NCPU DEPTH ITERS       NCPU processes, one per CPU,
+ *                                           started together
+ *
+ * Each run first removes the counting kprobes ("probes 0") and registers one
+ * tracer; when every process is done it cancels the tracer and puts the
+ * kprobes back ("probes 1").
+ */
+#include "bench.h"
+
+#define USAGE "req task|nmi DEPTH ITERS REPEAT | walk DEPTH ITERS REPEAT | cookie NCPU DEPTH ITERS"
+#define CONTROL "/sys/kernel/debug/unwind_deferred_test/control"
+#define PERF_FRAMES 16
+#define MAX_FRAMES 512
+
+static int ctl;
+static char cmd[128];
+static char res[4096];
+
+static int same(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+static long slen(const char *s)
+{
+	long n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+/* Append @s, then @v in decimal if @v >= 0, to cmd. */
+static void add(const char *s, long v)
+{
+	char *p = cmd + slen(cmd);
+	char num[24];
+	int n = 0;
+
+	while (*s)
+		*p++ = *s++;
+	if (v >= 0) {
+		do
+			num[n++] = '0' + v % 10;
+		while ((v /= 10) > 0);
+		while (n)
+			*p++ = num[--n];
+	}
+	*p = '\0';
+}
+
+/* Run cmd; the result lines go to stdout. Returns the first number of the result. */
+static __attribute__((noinline)) long run(int echo)
+{
+	long n = slen(cmd), r, v = 0;
+	char *p;
+
+	if (sys3(__NR_write, ctl, (long)cmd, n) != n) {
+		say(cmd);
+		die(": command failed\n");
+	}
+	r = sys6(__NR_pread64, ctl, (long)res, sizeof(res) - 1, 0, 0, 0);
+	if (r <= 0)
+		die("cannot read the command's result\n");
+	res[r] = '\0';
+	if (echo)
+		sys3(__NR_write, 1, (long)res, r);
+	for (p = res; *p && (*p < '0' || *p > '9'); p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + *p - '0';
+	return v;
+}
+
+static void command(const char *s, long v)
+{
+	cmd[0] = '\0';
+	add(s, v);
+}
+
+static long mode, iters, repeat, tracer;
+static const char *ctx;
+
+static __attribute__((noinline)) void leaf(void)
+{
+	for (long i = 0; i < iters; i++) {
+		cmd[0] = '\0';
+		if (mode == 'r') {
+			add("bench req ", -1);
+			add(ctx, -1);
+			add(" ", tracer);
+			add(" ", repeat);
+			add(" ", PERF_FRAMES);
+		} else if (mode == 'w') {
+			add("bench walk ", repeat);
+			add(" ", MAX_FRAMES);
+		} else {
+			add("bench cookie ", tracer);
+		}
+		run(1);
+	}
+}
+
+static __attribute__((noinline)) void recurse(long depth)
+{
+	if (depth <= 1)
+		leaf();
+	else
+		recurse(depth - 1);
+	asm volatile("" ::: "memory");	/* no tail call */
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+	long depth, ncpu = 1, pid, last = 1;
+	int fds[2];
+	char c;
+
+	if (same(m, "req") && argc == 6) {
+		mode = 'r';
+		ctx = argv[2];
+		if (!same(ctx, "task") && !same(ctx, "nmi"))
+			arg(0, argv, 1, USAGE);
+		depth = arg(argc, argv, 3, USAGE);
+		iters = arg(argc, argv, 4, USAGE);
+		repeat = arg(argc, argv, 5, USAGE);
+	} else if (same(m, "walk") && argc == 5) {
+		mode = 'w';
+		depth = arg(argc, argv, 2, USAGE);
+		iters = arg(argc, argv, 3, USAGE);
+		repeat = arg(argc, argv, 4, USAGE);
+	} else if (same(m, "cookie") && argc == 5) {
+		mode = 'c';
+		ncpu = arg(argc, argv, 2, USAGE);
+		depth = arg(argc, argv, 3, USAGE);
+		iters = arg(argc, argv, 4, USAGE);
+	} else {
+		arg(0, argv, 1, USAGE);	/* prints the usage and exits */
+		return 2;
+	}
+	if (depth + 2 > MAX_FRAMES || ncpu > 64)
+		die("DEPTH or NCPU too large\n");
+
+	ctl = sys3(__NR_open, (long)CONTROL, 02 /* O_RDWR */, 0);
+	if (ctl < 0)
+		die("cannot open " CONTROL "\n");
+	command("probes ", 0);
+	run(0);
+	command("register", -1);
+	tracer = run(0);
+
+	if (sys3(__NR_pipe, (long)fds, 0, 0))
+		die("pipe failed\n");
+	for (long cpu = 0; cpu < ncpu; cpu++) {
+		unsigned long mask = 1UL << cpu;
+
+		pid = sys3(__NR_fork, 0, 0, 0);
+		if (pid < 0)
+			die("fork failed\n");
+		if (pid)
+			continue;
+		if (sys3(__NR_sched_setaffinity, 0, sizeof(mask), (long)&mask))
+			die("cannot run on that CPU\n");
+		sys3(__NR_close, fds[1], 0, 0);
+		sys3(__NR_read, fds[0], (long)&c, 1);	/* EOF: all are ready */
+		ctl = sys3(__NR_open, (long)CONTROL, 02, 0);
+		if (ctl < 0)
+			die("cannot open " CONTROL "\n");
+		recurse(depth);
+		return 0;
+	}
+	sys3(__NR_close, fds[1], 0, 0);
+	for (long i = 0; i < ncpu; i++) {
+		int status = 0;
+
+		if (sys6(__NR_wait4, -1, (long)&status, 0, 0, 0, 0) < 0 || status)
+			last = 0;
+	}
+	command("cancel ", tracer);
+	run(0);
+	command("probes ", 1);
+	run(0);
+	if (!last)
+		die("a benchmark process failed\n");
+	return 0;
+}

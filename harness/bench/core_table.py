@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the core bench guest's lines into the request, walk and cookie tables.
+
+  core_table.py RESULTS-LOG OUTDIR
+
+Reads what harness/bench/core.sh printed, writes OUTDIR/core-raw.txt (those
+lines), OUTDIR/core.json and OUTDIR/core.txt, and prints the tables. Exits 1,
+saying why, when a run failed or is missing lines, or when a result shows the
+measurement did not measure what it names (a first request that was not the
+first, a repeated one that was, a walk of the wrong length, a process on the
+wrong CPU).
+"""
+
+import json
+import os
+import shlex
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats  # noqa: E402
+
+REQ_DEPTH = 12          # core.sh's req runs
+PERF_FRAMES = 16        # core.c's walk limit for req
+COOKIE_STEPS = 16       # the module's cookie steps per command
+TARGETS = {"first": 1 / 3, "next": 1 / 10}
+
+
+def frames_of(depth):
+    """Frames core.c's stack holds at DEPTH: ip, leaf, the recursion, main,
+    _start."""
+    return depth + 4
+
+
+def parse(lines):
+    params, runs, fails, cur = {}, {}, [], None
+    for line in lines:
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "CORE-PARAMS":
+            s = shlex.split(line.split(None, 1)[1])
+            params = dict(zip(s[::2], s[1::2]))
+        elif w[0] == "CORE-RUN":
+            cur = tuple(w[1:])
+            runs.setdefault(cur, []).append([])
+        elif w[0] == "CORE-FAIL":
+            fails.append(line)
+        elif w[:1] == ["bench"] and cur is not None:
+            runs[cur][-1].append(w[1:])
+    return params, runs, fails
+
+
+def check_count(problems, key, got, want):
+    if got != want:
+        problems.append("%s: %d result lines, want %d" % (" ".join(key), got, want))
+
+
+def summarize(params, runs):
+    problems = []
+    rounds = int(params.get("rounds", 0))
+    iters = int(params.get("iters", 0))
+    repeat = int(params.get("repeat", 1))
+    walk_iters = int(params.get("walk_iters", 0))
+    out = {"req": {}, "walk": {}, "cookie": {}}
+
+    for key, instances in sorted(runs.items()):
+        if len(instances) != rounds:
+            problems.append("%s: %d runs, want %d" % (" ".join(key), len(instances), rounds))
+        rows = [r for inst in instances for r in inst]
+        kind = key[0]
+        if kind == "req":
+            ctx = key[1]
+            for inst in instances:
+                check_count(problems, key, len(inst), iters)
+            # Per order ("walk" or "req" ran first): each figure's values.
+            s = {o: {k: [] for k in ("first", "next", "repeat", "walk", "clock")}
+                 for o in ("walk", "req")}
+            for r in rows:
+                order = r[2]
+                ret, bad, first, nxt, rep, walk, frames, clock = (int(x) for x in r[3:11])
+                if (order not in s or ret != 0 or bad or
+                        frames != min(PERF_FRAMES, frames_of(REQ_DEPTH))):
+                    problems.append("req %s: ret %d, %d later requests not 1, %d frames: %s"
+                                    % (ctx, ret, bad, frames, " ".join(r)))
+                    continue
+                # Each region holds one clock read's worth of time (the
+                # empty region's); the walk is timed apart from the rest.
+                for k, v in (("first", first - clock), ("next", nxt - clock),
+                             ("repeat", (rep - clock) / repeat), ("walk", walk - clock),
+                             ("clock", clock)):
+                    s[order][k].append(max(v, 0))
+            if all(s[o]["first"] for o in s):
+                # "cold": each one measured first in its handler; "warm":
+                # each one measured after the other.
+                fig = {
+                    "cold": {"first": s["req"]["first"], "next": s["req"]["next"],
+                             "repeat": s["req"]["repeat"], "walk": s["walk"]["walk"],
+                             "clock": s["req"]["clock"] + s["walk"]["clock"]},
+                    "warm": {"first": s["walk"]["first"], "next": s["walk"]["next"],
+                             "repeat": s["walk"]["repeat"], "walk": s["req"]["walk"],
+                             "clock": s["req"]["clock"] + s["walk"]["clock"]},
+                }
+                res = {}
+                for o, f in fig.items():
+                    res[o] = {k: stats.median_ci(v) for k, v in f.items()}
+                    for k in ("first", "next", "repeat"):
+                        res[o]["r_" + k] = stats.ratio_ci(f[k], f["walk"])
+                out["req"][ctx] = res
+        elif kind == "walk":
+            depth = int(key[1])
+            for inst in instances:
+                check_count(problems, key, len(inst), walk_iters)
+            s = {"walk": [], "perf": [], "ratio": []}
+            frames = None
+            for r in rows:
+                n, fr, ns, pfr, pns = (int(x) for x in r[1:6])
+                if fr != frames_of(depth) or pfr != fr:
+                    problems.append("walk %d: %d frames, perf's %d, want %d"
+                                    % (depth, fr, pfr, frames_of(depth)))
+                    continue
+                frames = fr
+                s["walk"].append(ns / n)
+                s["perf"].append(pns / n)
+                s["ratio"].append(ns / max(pns, 1))
+            if frames:
+                out["walk"][depth] = dict({k: stats.median_ci(v) for k, v in s.items()},
+                                          frames=frames)
+        elif kind == "cookie":
+            ncpu = int(key[1])
+            for inst in instances:
+                check_count(problems, key, len(inst), ncpu * iters)
+                cpus = {int(r[1]) for r in inst}
+                if inst and cpus != set(range(ncpu)):
+                    problems.append("cookie %d: ran on CPUs %s" % (ncpu, sorted(cpus)))
+            s = {"first": [], "percpu": [], "atomic": [], "clock": []}
+            for r in rows:
+                _, ret, first, pcpu, atom, clock = (int(x) for x in r[1:7])
+                if ret != 0:
+                    problems.append("cookie %d: first request returned %d" % (ncpu, ret))
+                    continue
+                s["first"].append(max(first - clock, 0))
+                s["percpu"].append(max(pcpu - clock, 0) / COOKIE_STEPS)
+                s["atomic"].append(max(atom - clock, 0) / COOKIE_STEPS)
+                s["clock"].append(clock)
+            if s["first"]:
+                out["cookie"][ncpu] = {k: stats.median_ci(v) for k, v in s.items()}
+    for ctx in ("task", "nmi"):
+        if ctx not in out["req"]:
+            problems.append("no request figures from %s" % ctx)
+    if not out["walk"]:
+        problems.append("no walk figures")
+    if not out["cookie"]:
+        problems.append("no cookie figures")
+    return out, problems
+
+
+def verdict(mci, target):
+    m, lo, hi = mci
+    if hi is not None and hi <= target:
+        return "met"
+    if lo is not None and lo > target:
+        return "NOT met"
+    return "met (median)" if m <= target else "not met (median)"
+
+
+def tables(params, out):
+    n = "%s rounds x %s commands" % (params.get("rounds", "?"), params.get("iters", "?"))
+    L = ["Core benchmarks: ns of local_clock() in a QEMU TCG guest with %s vCPUs,"
+         % params.get("cpus", "?"),
+         "the test module's \"bench\" commands; each cell: median [95% interval",
+         "of the median]. TCG emulates time: only the ratios mean anything.", ""]
+
+    L.append("1. Request cost against perf's in-interrupt walk (%s per context;" % n)
+    L.append("   IRQs off; a %d-frame frame-pointer stack). Every other command walks" % PERF_FRAMES)
+    L.append("   before the requests: 'cold' compares each measured first in its")
+    L.append("   handler (as a sample handler would run it), 'warm' each measured after")
+    L.append("   the other. The empty region's clock cost is subtracted from each.")
+    cols = [(c, o) for c in ("task", "nmi") for o in ("cold", "warm")]
+    W = 20
+    L.append("   %-32s" % "" + "".join("%*s" % (W, "%s %s" % ("task" if c == "task" else "NMI", o))
+                                     for c, o in cols))
+    rows = [("first request of the entry", "first", "%.0f"),
+            ("the next request", "next", "%.0f"),
+            ("each of %s more in a row" % params.get("repeat", "?"), "repeat", "%.0f"),
+            ("perf's walk, %d frames" % PERF_FRAMES, "walk", "%.0f"),
+            ("empty region (clock cost)", "clock", "%.0f")]
+    for label, k, f in rows:
+        cells = [stats.fmt(out["req"][c][o][k], f) if c in out["req"] else "-"
+                 for c, o in cols]
+        L.append("   %-32s" % label + "".join("%*s" % (W, x) for x in cells))
+    for k, label in (("first", "first / walk"), ("next", "next / walk"),
+                     ("repeat", "in a row / walk")):
+        cells = [stats.fmt(out["req"][c][o]["r_" + k], "%.2f") if c in out["req"] else "-"
+                 for c, o in cols]
+        t = " (target 1/%d)" % round(1 / TARGETS[k]) if k in TARGETS else ""
+        L.append("   %-32s" % (label + t) + "".join("%*s" % (W, x) for x in cells))
+        if k in TARGETS:
+            v = [verdict(out["req"][c][o]["r_" + k], TARGETS[k]) if c in out["req"] else "-"
+                 for c, o in cols]
+            L.append("   %-32s" % "" + "".join("%*s" % (W, x) for x in v))
+    L.append("   ratios: median over median, [95% bootstrap interval]; 'met': the")
+    L.append("   whole interval is under the target.")
+    L.append("")
+
+    L.append("2. Walk cost per frame: the deferred walker (unwind_user(), page faults")
+    L.append("   allowed) against perf's in-interrupt walk (IRQs off), frame pointers;")
+    L.append("   %s rounds x %s commands of %s walks each" %
+             (params.get("rounds", "?"), params.get("walk_iters", "?"), params.get("repeat", "?")))
+    L.append("   %-8s %24s %10s %24s %10s %22s" % ("frames", "unwind_user ns/walk", "ns/frame",
+                                                "perf ns/walk", "ns/frame", "unwind_user/perf"))
+    for depth in sorted(out["walk"]):
+        w = out["walk"][depth]
+        fr = w["frames"]
+        L.append("   %-8d %24s %10.1f %24s %10.1f %22s" % (
+            fr, stats.fmt(w["walk"]), w["walk"][0] / fr, stats.fmt(w["perf"]),
+            w["perf"][0] / fr, stats.fmt(w["ratio"], "%.2f")))
+    L.append("   SFrame rows come with the SFrame walker.")
+    L.append("")
+
+    L.append("3. perf end to end: see table.txt (make bench's perf table).")
+    L.append("")
+
+    L.append("4. Cookie scaling: the first request of each entry context with NCPU")
+    L.append("   processes, one per vCPU, requesting at once (%s per process), and" % n)
+    L.append("   the cookie step alone: get_cookie()'s per-CPU counter against one")
+    L.append("   global atomic64_inc_return(), each per step of %d in a row (clock"
+             % COOKIE_STEPS)
+    L.append("   cost subtracted)")
+    L.append("   %-5s %24s %22s %22s %24s" % ("ncpu", "first request", "per-CPU step",
+                                          "global atomic step", "first vs 1 vCPU"))
+    base = out["cookie"].get(1)
+    for ncpu in sorted(out["cookie"]):
+        c = out["cookie"][ncpu]
+        rel = "%.2fx" % (c["first"][0] / base["first"][0]) if base and base["first"][0] else "-"
+        L.append("   %-5d %24s %22s %22s %24s" % (ncpu, stats.fmt(c["first"]),
+                                                 stats.fmt(c["percpu"], "%.1f"),
+                                                 stats.fmt(c["atomic"], "%.1f"), rel))
+    L.append("   TCG runs each vCPU in a host thread, so a shared line does move")
+    L.append("   between host cores; but with more vCPUs than host cores they take")
+    L.append("   turns, and emulation costs far more than a cache miss: these rows")
+    L.append("   can show that nothing serializes, not what contention costs on metal.")
+    return "\n".join(L) + "\n"
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: core_table.py RESULTS-LOG OUTDIR", file=sys.stderr)
+        return 2
+    with open(sys.argv[1], errors="replace") as f:
+        lines = [l.rstrip("\r\n") for l in f
+                 if l.startswith("CORE") or l.startswith("bench ")]
+    os.makedirs(sys.argv[2], exist_ok=True)
+    with open(os.path.join(sys.argv[2], "core-raw.txt"), "w") as f:
+        f.write("".join(l + "\n" for l in lines))
+    params, runs, fails = parse(lines)
+    if not params:
+        print("core_table: no CORE-PARAMS line in %s" % sys.argv[1], file=sys.stderr)
+        return 1
+    out, problems = summarize(params, runs)
+    text = tables(params, out) if not problems else ""
+    with open(os.path.join(sys.argv[2], "core.json"), "w") as f:
+        json.dump({"params": params, "figures": {k: {str(a): b for a, b in v.items()}
+                                                 for k, v in out.items()}}, f, indent=1)
+    with open(os.path.join(sys.argv[2], "core.txt"), "w") as f:
+        f.write(text)
+    print(text, end="")
+    for p in fails + problems[:20]:
+        print("core bench: " + p, file=sys.stderr)
+    if len(problems) > 20:
+        print("core bench: ... %d more problems" % (len(problems) - 20), file=sys.stderr)
+    return 1 if fails or problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
