@@ -6,10 +6,10 @@
  * one system call each (so each is its own entry context), and copies every
  * result line to stdout. The kernel does the timing.
  *
- * Usage: core req CTX DEPTH ITERS REPEAT    CTX: task or nmi; perf's walk of
- *                                           at most 16 frames, as perf's
- *                                           default is 127 but a 16-frame
- *                                           stack is the comparison asked for
+ * Usage: core req CTX DEPTH ITERS REPEAT    CTX: task or nmi; the requests
+ *                                           against perf's walk of at most 16
+ *                                           frames (table 1 compares with a
+ *                                           16-frame stack: DEPTH 12)
  *        core walk DEPTH ITERS REPEAT       unwind_user() against perf's walk
  *        core cookie NCPU DEPTH ITERS       NCPU processes, one per CPU,
  *                                           started together

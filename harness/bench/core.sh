@@ -8,7 +8,8 @@
 #   CORE-RUN req CTX DEPTH ITERS REPEAT | walk DEPTH ITERS REPEAT |
 #            cookie NCPU DEPTH ITERS
 # A failed run prints CORE-FAIL and the script exits 1.
-# Settings come from core-params beside this script (written by bench.sh).
+# Settings come from core-params beside this script (written by bench.sh, or
+# by guest-run.sh for make check's smoke run).
 # shellcheck disable=SC2154 # ROUNDS ITERS REPEAT DEPTHS WALK_ITERS CPUS
 B=$(dirname "$0")
 # shellcheck source=/dev/null
