@@ -14,8 +14,9 @@
  *        core cookie NCPU DEPTH ITERS       NCPU processes, one per CPU,
  *                                           started together
  *
- * Each run first removes the counting kprobes ("probes 0") and registers one
- * tracer; when every process is done it cancels the tracer and puts the
+ * Each run first checks that the module refuses to time with its counting
+ * kprobes registered (-EBUSY) and refuses a repeat count of 0 (-EINVAL), then
+ * removes the kprobes ("probes 0") and registers one tracer; when every process is done it cancels the tracer and puts the
  * kprobes back ("probes 1").
  */
 #include "bench.h"
@@ -85,6 +86,13 @@ static __attribute__((noinline)) long run(int echo)
 	for (; *p >= '0' && *p <= '9'; p++)
 		v = v * 10 + *p - '0';
 	return v;
+}
+
+/* Write cmd, which must fail with @err; else die saying @why. */
+static void expect(long err, const char *why)
+{
+	if (sys3(__NR_write, ctl, (long)cmd, slen(cmd)) != err)
+		die(why);
 }
 
 static void command(const char *s, long v)
@@ -160,10 +168,15 @@ int main(int argc, char **argv)
 	ctl = sys3(__NR_open, (long)CONTROL, 02 /* O_RDWR */, 0);
 	if (ctl < 0)
 		die("cannot open " CONTROL "\n");
+	/* The module refuses to time anything with its kprobes in the way. */
+	command("bench cookie ", 0);
+	expect(-16 /* EBUSY */, "a bench command ran with the counting kprobes registered\n");
 	command("probes ", 0);
 	run(0);
 	command("register", -1);
 	tracer = run(0);
+	command("bench walk 0 8", -1);	/* REPEAT 0 */
+	expect(-22 /* EINVAL */, "a bench command took a repeat count of 0\n");
 
 	if (sys3(__NR_pipe, (long)fds, 0, 0))
 		die("pipe failed\n");
