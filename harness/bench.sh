@@ -8,7 +8,8 @@
 # times; each perf.data is counted. Table: out/bench/table.txt (raw lines:
 # out/bench/raw.txt).
 #
-# core (BENCH_CORE_SMP vCPUs): the test module's "bench" commands, driven by
+# core (BENCH_CORE_SMP vCPUs, one host thread each): the test module's
+# "bench" commands, driven by
 # harness/bench/core.c: what a request costs against perf's in-interrupt walk,
 # the walk per frame, and the cookie's first request with 1, 2, 4 vCPUs at
 # once against a global atomic counter. Tables: out/bench/core.txt (raw lines:
@@ -105,11 +106,12 @@ bin=$B/bin
 phase bench-build
 bench_programs "$bin" "$LOGS/bench-build.log"
 
-# boot_bench NAME SCRIPT SMP: boot the guest with SCRIPT as its only test and
-# the bench files in the initramfs; fails unless SCRIPT finished with status
-# 0 and the console is clean. Sets res to its results.log.
+# boot_bench NAME SCRIPT SMP TCG: boot the guest (SMP vCPUs, TCG threading:
+# single or multi) with SCRIPT as its only test and the bench files in the
+# initramfs; fails unless SCRIPT finished with status 0 and the console is
+# clean. Sets res to its results.log.
 boot_bench() {
-	local name=$1 script=$2 smp=$3 dir rc=0
+	local name=$1 script=$2 smp=$3 tcg=$4 dir rc=0
 	bench_files "$bin"
 	dir=$(run_dir "$name")
 	rm -rf "$dir"
@@ -119,7 +121,7 @@ boot_bench() {
 		"${BENCH_FILES[@]}" "$perf:usr/bin/perf"
 	rm -rf "$dir/root"
 	phase "boot-$name"
-	BOOT_SMP=$smp BOOT_TIMEOUT=${BOOT_TIMEOUT:-$((tmo + 300))} \
+	BOOT_SMP=$smp BOOT_TCG=$tcg BOOT_TIMEOUT=${BOOT_TIMEOUT:-$((tmo + 300))} \
 		"$H/boot.sh" guest "$dir/initramfs.cpio.gz" "$dir"
 	phase_end
 	res=$dir/results.log
@@ -146,7 +148,7 @@ ARGS_syscall="$syscall_args"
 ARGS_compute="$compute_args"
 ARGS_nofp="$nofp_args"
 PARAMS
-	boot_bench bench guest.sh 2
+	boot_bench bench guest.sh 2 single
 	echo
 	python3 "$H/bench/table.py" "$res" "$B" ||
 		die "$E_TEST_FAILURE" "the perf figures are incomplete or wrong (raw: $B/raw.txt)"
@@ -161,7 +163,8 @@ WALK_ITERS=$c_walk_iters
 DEPTHS="$c_depths"
 CPUS="$c_cpus"
 PARAMS
-	boot_bench bench-core core.sh "$c_smp"
+	# One host thread per vCPU: table 4 wants CPUs requesting at once.
+	boot_bench bench-core core.sh "$c_smp" multi
 	echo
 	python3 "$H/bench/core_table.py" "$res" "$B" ||
 		die "$E_TEST_FAILURE" "the core figures are incomplete or wrong (raw: $B/core-raw.txt)"
