@@ -24,12 +24,14 @@ else
 fi
 # The chain in decimal, as libtraceevent's __print_array() prints it.
 want=$(for a in $(cat "$tmp/chain"); do printf '%d ' "0x$a"; done)
-# "cookie C" and "stack C A1 A2 ..." lines for the program's events.
+# "cookie C" and "stack C A1 A2 ..." lines for the program's events: any
+# task's, as only the program calls getppid() here, and the name recorded for
+# its pid can still be the one it had before exec (trace-cmd's child).
 awk '
-	/unwind_chain-[0-9]+.* user_unwind_cookie: +cookie=/ {
+	/ user_unwind_cookie: +cookie=/ {
 		sub(/.*cookie=/, ""); print "cookie " $1; st = 0; next
 	}
-	/unwind_chain-[0-9]+.* user_unwind_stack: +cookie=/ {
+	/ user_unwind_stack: +cookie=/ {
 		sub(/.*cookie=/, ""); c = $1; st = 1; next
 	}
 	st == 1 { print "stack " c " " $0; st = 0 }
