@@ -83,7 +83,7 @@ with_build_lock() {
 
 # variant NAME FIELD: a field of harness/variants (see its header); an unknown
 # NAME is a usage error that lists the known ones.
-VARIANT_FIELDS="name arch configs source qemu cpu mem boot_tmo slow runs"
+VARIANT_FIELDS="name arch configs source qemu cpu mem boot_tmo slow tcg runs"
 variant() {
 	local v=$1 field=$2 col=0 i=0 f val
 	for f in $VARIANT_FIELDS; do
