@@ -19,12 +19,7 @@
 #                                          BUILD_COVERAGE ["um rand"])
 . "$(dirname "$0")/lib.sh"
 
-json=""
-case ${1:-} in
-"") ;;
---json) json=${2:?--json needs a file} ;;
-*) die "$E_USAGE" "usage: build-coverage.sh [--json OUT]" ;;
-esac
+json_arg build-coverage.sh "$@"
 seeds=${BUILD_COVERAGE_SEEDS:-1 2 3}
 parts=${BUILD_COVERAGE:-um rand}
 for s in $seeds; do
@@ -43,10 +38,15 @@ result() {
 	[ "$2" = pass ] || failed=1
 }
 
-# warnings LOG: the compiler's warnings and errors in LOG, host tools
-# (scripts/, rebuilt for each folder) excepted.
-warnings() {
-	grep -E '(warning|error):' "$1" | grep -v -e '^\.\./scripts/' -e '^scripts/' || true
+# clean NAME LOG: no compiler warning or error in LOG, host tools (scripts/,
+# rebuilt for each folder) excepted; else says so with the first ones.
+clean() {
+	local w
+	w=$(grep -E '(warning|error):' "$2" | grep -v -e '^\.\./scripts/' -e '^scripts/' || true)
+	[ -z "$w" ] && return 0
+	warn "$1: warnings (log: $2):"
+	head -20 <<< "$w" >&2
+	return 1
 }
 
 mapfile -t srcs < <(hgit -C "$TREE" diff --name-only base HEAD -- '*.c' |
@@ -66,10 +66,8 @@ if [[ " $parts " == *" um "* ]]; then
 	elif grep -q '^CONFIG_UNWIND_USER=y' "$b/.config"; then
 		st=fail
 		warn "um: CONFIG_UNWIND_USER=y, but nothing in UML selects it"
-	elif [ -n "$(warnings "$log")" ]; then
+	elif ! clean um "$log"; then
 		st=fail
-		warn "um: warnings (log: $log):"
-		warnings "$log" | head -20 >&2
 	fi
 	result um $st
 	[ $st = pass ] && info "um: defconfig built, CONFIG_UNWIND_USER unset ($(( $(date +%s) - t0 ))s)"
@@ -115,11 +113,7 @@ if [[ " $parts " == *" rand "* ]]; then
 			st=fail
 			warn "rand-$seed: the series' objects failed to build (log: $log)"
 		fi
-		if [ -n "$(warnings "$log")" ]; then
-			st=fail
-			warn "rand-$seed: warnings (log: $log):"
-			warnings "$log" | head -20 >&2
-		fi
+		clean "rand-$seed" "$log" || st=fail
 		result "rand-$seed" $st
 		[ $st = pass ] && info "rand-$seed: ${#build[@]} objects built clean ($(( $(date +%s) - t0 ))s)"
 		for o in "${left[@]}"; do info "rand-$seed: not in this config: $o"; done

@@ -11,12 +11,7 @@
 # Usage: distro-objs.sh [--json OUT]
 . "$(dirname "$0")/lib.sh"
 
-json=""
-case ${1:-} in
-"") ;;
---json) json=${2:?--json needs a file} ;;
-*) die "$E_USAGE" "usage: distro-objs.sh [--json OUT]" ;;
-esac
+json_arg distro-objs.sh "$@"
 # record_result STATUS: the one result of this step, for make check.
 record_result() {
 	[ -z "$json" ] || python3 "$H/report.py" record --name distro-objs --json "$json" \

@@ -6,12 +6,7 @@
 # Usage: docs.sh [--json OUT]
 . "$(dirname "$0")/lib.sh"
 
-json=""
-case ${1:-} in
-"") ;;
---json) json=${2:?--json needs a file} ;;
-*) die "$E_USAGE" "usage: docs.sh [--json OUT]" ;;
-esac
+json_arg docs.sh "$@"
 command -v sphinx-build > /dev/null || die "$E_DEPENDENCIES" "no sphinx-build (make deps)"
 mapfile -t docs < <(hgit -C "$TREE" diff --name-only base HEAD -- Documentation)
 b=$OUT/docs-build

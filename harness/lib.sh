@@ -166,6 +166,20 @@ hgit() {
 		-c commit.gpgsign=false -c advice.detachedHead=false "$@"
 }
 
+# json_arg SCRIPT [ARGS...]: the one optional argument of a make check step,
+# "--json OUT", where the step writes its result for the summary: sets json
+# to OUT, or to "" without it; anything else is a usage error.
+json_arg() {
+	local script=$1
+	shift
+	json=""
+	case ${1:-} in
+	"") ;;
+	--json) json=${2:?--json needs a file} ;;
+	*) die "$E_USAGE" "usage: $script [--json OUT]" ;;
+	esac
+}
+
 # Everything up to a bootable guest kernel and the static perf tool, as
 # phases; sets PERF to the path of perf (for make run and make bench).
 prepare_guest_and_perf() {
