@@ -4,7 +4,7 @@
 H := harness
 VARIANT ?= guest
 .PHONY: help deps base tree export series checkpatch roundtrip config build \
-	selftests perf run demo check test shell bisect bench bench-ftrace distro-objs build-coverage clean distclean
+	selftests perf run demo check test shell bisect bench bench-ftrace distro-objs sframe-host build-coverage clean distclean
 
 help:
 	@echo 'The two commands:'
@@ -33,6 +33,7 @@ help:
 	@echo '  make bench-ftrace  ftrace ring-buffer bytes and frames: userstacktrace vs'
 	@echo '                  userstacktrace_delay (out/bench/ftrace.txt)'
 	@echo '  make distro-objs  the series'"'"' objects with Debian'"'"'s config, W=1 and sparse'
+	@echo '  make sframe-host  the SFrame parser built in user space (ASan, UBSan), its host tests'
 	@echo '  make build-coverage  UML defconfig, and x86_64 randconfigs (fixed seeds)'
 	@echo '                  compiling the series'"'"' objects (not in make check)'
 	@echo '  make deps       install missing Debian packages (root or sudo)'
@@ -90,6 +91,8 @@ bench-ftrace:
 	@$(H)/bench-ftrace.sh
 distro-objs: tree
 	@$(H)/distro-objs.sh
+sframe-host: tree
+	@$(H)/sframe-host.sh
 build-coverage: tree
 	@$(H)/build-coverage.sh
 clean:

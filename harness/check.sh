@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make check: everything `make demo` needs, then every test: the series' round
-# trip and checkpatch, its documentation built with Sphinx, the harness's own
-# tests, the series' objects built with Debian's config, KUnit + selftests
+# trip and checkpatch, its documentation built with Sphinx, the SFrame
+# parser's host-side tests, the harness's own tests, the series' objects
+# built with Debian's config, KUnit + selftests
 # (perf and ftrace included) on each variant that runs tests, perf's fallback
 # on the variant without the series, ftrace's own cases compared between the
 # base kernel and the series', the benchmarks' smoke runs through their table
@@ -82,6 +83,15 @@ if [ -f "$(run_dir docs)/result.json" ]; then
 	results+=("$(run_dir docs)/result.json")
 else
 	record docs "$rc" "docs.htmldocs=fail"
+fi
+
+# The SFrame parser built in user space (ASan, UBSan) with its host-side tests.
+phase sframe-host
+rc=0; "$H/sframe-host.sh" --json "$(run_dir sframe-host)/result.json" || rc=$?
+if [ -f "$(run_dir sframe-host)/result.json" ]; then
+	results+=("$(run_dir sframe-host)/result.json")
+elif [ $rc -ne 0 ]; then
+	record sframe-host "$rc" "sframe.host.run=fail"
 fi
 
 # The static perf tool the selftests drive, built from the series' tree.
