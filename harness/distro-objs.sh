@@ -35,13 +35,14 @@ xzcat "$cfg" > "$k/.config"
 "$TREE/scripts/config" --file "$k/.config" \
 	--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
 	--set-str MODULE_SIG_KEY "certs/signing_key.pem" \
-	-m KUNIT -m UNWIND_USER_KUNIT_TEST -m UNWIND_DEFERRED_KUNIT_TEST \
+	-m KUNIT -m UNWIND_USER_KUNIT_TEST -m UNWIND_DEFERRED_KUNIT_TEST -m SFRAME_KUNIT_TEST \
 	-m TEST_UNWIND_DEFERRED >> "$log" 2>&1
 make -C "$TREE" O="$k" ARCH=x86_64 olddefconfig >> "$log" 2>&1 ||
 	die "$E_CONFIG" "debian: olddefconfig failed" "$log"
 bad=()
 for want in CONFIG_UNWIND_USER=y CONFIG_HAVE_UNWIND_USER_FP=y CONFIG_TEST_UNWIND_DEFERRED=m \
-	    CONFIG_UNWIND_USER_KUNIT_TEST=m CONFIG_UNWIND_DEFERRED_KUNIT_TEST=m; do
+	    CONFIG_UNWIND_USER_KUNIT_TEST=m CONFIG_UNWIND_DEFERRED_KUNIT_TEST=m \
+	    CONFIG_SFRAME_KUNIT_TEST=m; do
 	grep -qx "$want" "$k/.config" || bad+=("$want")
 done
 [ ${#bad[@]} -eq 0 ] || { record_result fail; die "$E_CONFIG" "debian: not in .config: ${bad[*]}"; }
