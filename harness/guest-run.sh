@@ -122,8 +122,8 @@ tests)
 		WORKLOADS="syscall compute nofp"
 		MODES="none fp defer dwarf"
 		ARGS_syscall="4 4194304"
-		ARGS_compute="4 80 200000"
-		ARGS_nofp="4 80 200000"
+		ARGS_compute="4 80 2000000"
+		ARGS_nofp="4 80 2000000"
 		PARAMS
 		cat > "$sb/core-params" <<-PARAMS
 		ROUNDS=1
