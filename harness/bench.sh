@@ -11,8 +11,10 @@
 # core (BENCH_CORE_SMP vCPUs, one host thread each): the test module's
 # "bench" commands, driven by
 # harness/bench/core.c: what a request costs against perf's in-interrupt walk,
-# the walk per frame, and the cookie's first request with 1, 2, 4 vCPUs at
-# once against a global atomic counter. Tables: out/bench/core.txt (raw lines:
+# the walk per frame with frame pointers and with SFrame (each section
+# version), the SFrame walk against the number of functions the section
+# describes, and the cookie's first request with 1, 2, 4 vCPUs at once against
+# a global atomic counter. Tables: out/bench/core.txt (raw lines:
 # out/bench/core-raw.txt).
 #
 # Usage: bench.sh    (settings from the environment, defaults in brackets:
@@ -27,6 +29,11 @@
 #   BENCH_CORE_REPEAT [32] repeated requests, or walks, per command
 #   BENCH_CORE_WALK_ITERS [20] walk commands per run and depth
 #   BENCH_CORE_DEPTHS ["4 60 496"] recursion depths: 8, 64, 500 frames
+#   BENCH_CORE_SECTIONS ["exe v2 v2pcrel v3"] SFrame sections walked at each
+#     depth: the executable's (registered at exec), and it converted
+#   BENCH_CORE_FDES ["10 100 1000 10000 100000"] functions added to the
+#     SFrame program for the lookup-cost rows
+#   BENCH_CORE_FDE_DEPTH [60] recursion depth of those rows (64 frames)
 #   BENCH_CORE_CPUS ["1 2 4"] processes requesting at once
 #   BENCH_CORE_SMP [4] vCPUs of the core guest
 #   BENCH_TIMEOUT [2400] seconds for all of one guest's runs)
@@ -49,6 +56,9 @@ c_repeat=${BENCH_CORE_REPEAT:-32}
 c_walk_iters=${BENCH_CORE_WALK_ITERS:-20}
 c_depths=${BENCH_CORE_DEPTHS:-4 60 496}
 c_cpus=${BENCH_CORE_CPUS:-1 2 4}
+c_sections=${BENCH_CORE_SECTIONS-exe v2 v2pcrel v3}
+c_fdes=${BENCH_CORE_FDES-10 100 1000 10000 100000}
+c_fde_depth=${BENCH_CORE_FDE_DEPTH:-60}
 c_smp=${BENCH_CORE_SMP:-4}
 
 # number NAME VALUE...: each VALUE must be a positive integer.
@@ -75,8 +85,20 @@ number BENCH_CORE_SMP "$c_smp"
 read -ra a <<< "$c_depths"
 [ ${#a[@]} -ge 1 ] || die "$E_USAGE" "BENCH_CORE_DEPTHS is empty; $usage"
 number BENCH_CORE_DEPTHS "${a[@]}"
-for d in "${a[@]}"; do
-	[ "$d" -le 508 ] || die "$E_USAGE" "BENCH_CORE_DEPTHS: $d is deeper than the 508 a 512-frame walk holds"
+for d in "${a[@]}" "$c_fde_depth"; do
+	[ "$d" -le 508 ] || die "$E_USAGE" "BENCH_CORE_DEPTHS or _FDE_DEPTH: $d is deeper than the 508 a 512-frame walk holds"
+done
+number BENCH_CORE_FDE_DEPTH "$c_fde_depth"
+for s in $c_sections; do
+	case $s in
+	exe | v2 | v2pcrel | v3) ;;
+	*) die "$E_USAGE" "BENCH_CORE_SECTIONS: '$s' is not exe, v2, v2pcrel or v3; $usage" ;;
+	esac
+done
+read -ra a <<< "$c_fdes"
+[ ${#a[@]} -eq 0 ] || number BENCH_CORE_FDES "${a[@]}"
+for n in "${a[@]}"; do
+	[ "$n" -le 1000000 ] || die "$E_USAGE" "BENCH_CORE_FDES: $n functions is more than the 1000000 this builds"
 done
 read -ra a <<< "$c_cpus"
 [ ${#a[@]} -ge 1 ] || die "$E_USAGE" "BENCH_CORE_CPUS is empty; $usage"
@@ -104,7 +126,7 @@ prepare_guest_and_perf
 perf=$PERF
 bin=$B/bin
 phase bench-build
-bench_programs "$bin" "$LOGS/bench-build.log"
+bench_programs "$bin" "$LOGS/bench-build.log" "$c_fdes"
 
 # boot_bench NAME SCRIPT SMP TCG: boot the guest (SMP vCPUs, TCG threading:
 # single or multi) with SCRIPT as its only test and the bench files in the
@@ -162,6 +184,9 @@ REPEAT=$c_repeat
 WALK_ITERS=$c_walk_iters
 DEPTHS="$c_depths"
 CPUS="$c_cpus"
+SECTIONS="$c_sections"
+FDES="$c_fdes"
+FDE_DEPTH=$c_fde_depth
 PARAMS
 	# One host thread per vCPU: table 4 wants CPUs requesting at once.
 	boot_bench bench-core core.sh "$c_smp" multi

@@ -114,7 +114,7 @@ tests)
 	! want bench.core || smoke+=(core:core.sh)
 	if [ ${#smoke[@]} -gt 0 ]; then
 		sb=$OUT/bench/smoke-$v
-		bench_programs "$sb" "$LOGS/bench-smoke-$v.log"
+		bench_programs "$sb" "$LOGS/bench-smoke-$v.log" "10 1000"
 		cat > "$sb/params" <<-PARAMS
 		REPS=1
 		PERIOD=250000
@@ -132,6 +132,9 @@ tests)
 		WALK_ITERS=2
 		DEPTHS="4 60"
 		CPUS="1 2"
+		SECTIONS="exe v2 v2pcrel v3"
+		FDES="10 1000"
+		FDE_DEPTH=60
 		PARAMS
 		bench_files "$sb"
 		files+=("${BENCH_FILES[@]}" "$H/guest/bench-smoke.sh:usr/libexec/bench-smoke.sh")

@@ -205,24 +205,38 @@ trace_cmd_files() {
 	done
 }
 
-# bench_programs BIN LOG: build the benchmark programs of harness/bench/ into
-# BIN (make bench, and the smoke runs of make check): the workloads as static
-# frame-pointer programs, nofp as compute without frame pointers (with
-# SFrame), the core driver, and perfdata. Compiler output goes to LOG.
+# bench_programs BIN LOG [FDES]: build the benchmark programs of
+# harness/bench/ into BIN (make bench, and the smoke runs of make check): the
+# workloads as static frame-pointer programs, nofp as compute without frame
+# pointers (with SFrame), the core driver, core_sframe as the core driver
+# without frame pointers (with SFrame, and the tree's SFrame converter), for
+# each N of FDES core_fdesN as core_sframe with N more functions (each a
+# 'ret' with its SFrame entry, from an assembler loop), and perfdata.
+# Compiler output goes to LOG.
 bench_programs() {
-	local bin=$1 log=$2 w
+	local bin=$1 log=$2 fdes=${3:-} w n
+	local nofp="-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe"
+	local progs=(syscall compute core "nofp compute $nofp" "core_sframe core $nofp")
 	mkdir -p "$bin"
 	: > "$log"
-	for w in syscall compute core "nofp compute -fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe"; do
+	rm -f "$bin"/core_fdes*
+	for n in $fdes; do
+		printf '\t.cfi_sections .sframe\n\t.text\n\t.rept %d\n\t.cfi_startproc\n\tret\n\t.cfi_endproc\n\t.endr\n\t.section .note.GNU-stack,"",@progbits\n' \
+			"$n" > "$bin/fill$n.s"
+		progs+=("core_fdes$n core $nofp $bin/fill$n.s")
+	done
+	for w in "${progs[@]}"; do
 		# shellcheck disable=SC2086 # NAME SOURCE FLAGS...
 		set -- $w
 		local name=$1 src=${2:-$1}
 		shift $(($# > 1 ? 2 : 1))
 		gcc -static -nostdlib -ffreestanding -fno-stack-protector -no-pie -O2 -g \
-			-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall "$@" \
+			-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall \
+			-I"$TREE/tools/testing/selftests/unwind" "$@" \
 			-o "$bin/$name" "$H/bench/$src.c" >> "$log" 2>&1 ||
 			die "$E_BUILD" "bench program $name failed to build" "$log"
 	done
+	rm -f "$bin"/fill*.s
 	gcc -static -O2 -Wall -o "$bin/perfdata" "$H/bench/perfdata.c" >> "$log" 2>&1 ||
 		die "$E_BUILD" "perfdata failed to build" "$log"
 }
@@ -232,7 +246,8 @@ bench_programs() {
 bench_files() {
 	local bin=$1 f
 	BENCH_FILES=()
-	for f in syscall compute nofp core perfdata params core-params; do
+	for f in syscall compute nofp core core_sframe "$bin"/core_fdes* perfdata params core-params; do
+		f=${f##*/}
 		[ -f "$bin/$f" ] && BENCH_FILES+=("$bin/$f:bench/$f")
 	done
 	BENCH_FILES+=("$H/bench/guest.sh:bench/guest.sh" "$H/bench/core.sh:bench/core.sh")

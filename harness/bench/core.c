@@ -10,7 +10,15 @@
  *                                           against perf's walk of at most 16
  *                                           frames (table 1 compares with a
  *                                           16-frame stack: DEPTH 12)
- *        core walk DEPTH ITERS REPEAT       unwind_user() against perf's walk
+ *        core walk DEPTH ITERS REPEAT [SECTION]
+ *                                           unwind_user() against perf's walk;
+ *                                           with SECTION, the program is built
+ *                                           without frame pointers and with
+ *                                           SFrame, and the walk uses "exe" (the
+ *                                           section registered at exec) or that
+ *                                           section converted to "v2",
+ *                                           "v2pcrel" or "v3", registered with
+ *                                           the module's "sframe add" instead
  *        core cookie NCPU DEPTH ITERS       NCPU processes, one per CPU,
  *                                           started together
  *
@@ -18,10 +26,22 @@
  * kprobes registered (-EBUSY) and refuses a repeat count of 0 (-EINVAL), then
  * removes the kprobes ("probes 0") and registers one tracer; when every process is done it cancels the tracer and puts the
  * kprobes back ("probes 1").
+ *
+ * With SECTION, the walking process first prints what describes its text:
+ *   CORE-SFRAME SECTION VERSION FLAGS FDES BYTES
  */
 #include "bench.h"
 
-#define USAGE "req task|nmi DEPTH ITERS REPEAT | walk DEPTH ITERS REPEAT | cookie NCPU DEPTH ITERS"
+#include <stddef.h>
+#include <elf.h>
+#include "sframe_convert.h"
+
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME 0x6474e554
+#endif
+
+#define USAGE "req task|nmi DEPTH ITERS REPEAT | walk DEPTH ITERS REPEAT [exe|v2|v2pcrel|v3] | " \
+	      "cookie NCPU DEPTH ITERS"
 #define CONTROL "/sys/kernel/debug/unwind_deferred_test/control"
 #define PERF_FRAMES 16
 #define MAX_FRAMES 512
@@ -102,7 +122,105 @@ static void command(const char *s, long v)
 }
 
 static long mode, iters, repeat, tracer;
-static const char *ctx;
+static const char *ctx, *section;
+
+/* sframe_convert.h's, for a program without libc; kept loops, not calls. */
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+void *memcpy(void *d, const void *s, size_t n)
+{
+	unsigned char *dp = d;
+	const unsigned char *sp = s;
+
+	while (n--)
+		*dp++ = *sp++;
+	return d;
+}
+
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+void *memmove(void *d, const void *s, size_t n)
+{
+	unsigned char *dp = d;
+	const unsigned char *sp = s;
+
+	if (dp <= sp)
+		return memcpy(d, s, n);
+	while (n--)
+		dp[n] = sp[n];
+	return d;
+}
+
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+void *memset(void *d, int c, size_t n)
+{
+	unsigned char *dp = d;
+
+	while (n--)
+		*dp++ = c;
+	return d;
+}
+
+extern const Elf64_Ehdr __ehdr_start;
+static unsigned char converted[1 << 16];
+
+/*
+ * Make @section describe this program's text: find its PT_GNU_SFRAME
+ * segment and executable PT_LOAD (static, not PIE: addresses as linked),
+ * and for anything but "exe" convert the section (binutils 2.40's version 1)
+ * and register the copy in place of the exec-time registration. Prints the
+ * CORE-SFRAME line of the section the walks will use.
+ */
+static void use_section(void)
+{
+	const Elf64_Phdr *ph = (const void *)((const char *)&__ehdr_start +
+					      __ehdr_start.e_phoff);
+	unsigned long sec = 0, sec_end = 0, text = 0, text_end = 0;
+	const unsigned char *used;
+	enum sfc_version to;
+	long len;
+
+	for (int i = 0; i < __ehdr_start.e_phnum; i++) {
+		if (ph[i].p_type == PT_GNU_SFRAME) {
+			sec = ph[i].p_vaddr;
+			sec_end = sec + ph[i].p_memsz;
+		} else if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+			text = ph[i].p_vaddr;
+			text_end = text + ph[i].p_memsz;
+		}
+	}
+	if (!sec || !text)
+		die("no PT_GNU_SFRAME segment: build with -Wa,--gsframe\n");
+	used = (const unsigned char *)sec;
+	len = sec_end - sec;
+	if (!same(section, "exe")) {
+		if (same(section, "v2"))
+			to = SFC_V2;
+		else if (same(section, "v2pcrel"))
+			to = SFC_V2_PCREL;
+		else
+			to = SFC_V3;
+		len = sfc_convert(used, len, sec, converted, sizeof(converted),
+				  (unsigned long)converted, to);
+		if (len < 0)
+			die("cannot convert the section: not version 1, or too large\n");
+		used = converted;
+		command("sframe clear", -1);
+		run(0);
+		command("sframe add ", (long)converted);
+		add(" ", (long)converted + len);
+		add(" ", text);
+		add(" ", text_end);
+		run(0);
+	}
+	cmd[0] = '\0';
+	add("CORE-SFRAME ", -1);
+	add(section, -1);
+	add(" ", used[SFC_HDR_VERSION]);
+	add(" ", used[SFC_HDR_FLAGS]);
+	add(" ", sfc_get32(used + SFC_HDR_NUM_FDES));
+	add(" ", len);
+	add("\n", -1);
+	sys3(__NR_write, 1, (long)cmd, slen(cmd));
+}
 
 static __attribute__((noinline)) void leaf(void)
 {
@@ -148,11 +266,15 @@ int main(int argc, char **argv)
 		depth = arg(argc, argv, 3, USAGE);
 		iters = arg(argc, argv, 4, USAGE);
 		repeat = arg(argc, argv, 5, USAGE);
-	} else if (same(m, "walk") && argc == 5) {
+	} else if (same(m, "walk") && (argc == 5 || argc == 6)) {
 		mode = 'w';
 		depth = arg(argc, argv, 2, USAGE);
 		iters = arg(argc, argv, 3, USAGE);
 		repeat = arg(argc, argv, 4, USAGE);
+		section = argc == 6 ? argv[5] : 0;
+		if (section && !same(section, "exe") && !same(section, "v2") &&
+		    !same(section, "v2pcrel") && !same(section, "v3"))
+			arg(0, argv, 1, USAGE);
 	} else if (same(m, "cookie") && argc == 5) {
 		mode = 'c';
 		ncpu = arg(argc, argv, 2, USAGE);
@@ -195,6 +317,8 @@ int main(int argc, char **argv)
 		ctl = sys3(__NR_open, (long)CONTROL, 02, 0);
 		if (ctl < 0)
 			die("cannot open " CONTROL "\n");
+		if (section)
+			use_section();
 		recurse(depth);
 		return 0;
 	}

@@ -8,11 +8,13 @@ Reads what harness/bench/core.sh printed, writes OUTDIR/core-raw.txt (those
 lines), OUTDIR/core.json and OUTDIR/core.txt, and prints the tables. Exits 1,
 saying why, when a run failed or is missing lines, or when a result shows the
 measurement did not measure what it names (a first request that was not the
-first, a repeated one that was, a walk of the wrong length, a process on the
-wrong CPU).
+first, a repeated one that was, a walk of the wrong length, an SFrame walk
+whose program perf's frame-pointer walk could follow, a section of the wrong
+version, a process on the wrong CPU).
 """
 
 import json
+import math
 import os
 import shlex
 import sys
@@ -24,6 +26,10 @@ REQ_DEPTH = 12          # core.sh's req runs
 PERF_FRAMES = 16        # core.c's walk limit for req
 COOKIE_STEPS = 16       # the module's cookie steps per command
 TARGETS = {"first": 1 / 3, "next": 1 / 10}
+FDES_FLAT = 2           # target: the lookup cost over the FDE range, at most
+# What each converted section must be: (version, PC-relative starts flag).
+SECTION_VERSION = {"v2": (2, 0), "v2pcrel": (2, 4), "v3": (3, 4)}
+SFC_F_PCREL = 4
 
 
 def frames_of(depth):
@@ -33,7 +39,10 @@ def frames_of(depth):
 
 
 def parse(lines):
-    params, runs, fails, cur = {}, {}, [], None
+    """(params, runs, fails, sections): runs maps each CORE-RUN's words
+    (program first) to one list of result rows per instance; sections maps
+    them to the CORE-SFRAME lines' words, one list per instance."""
+    params, runs, fails, sections, cur = {}, {}, [], {}, None
     for line in lines:
         w = line.split()
         if not w:
@@ -44,11 +53,14 @@ def parse(lines):
         elif w[0] == "CORE-RUN":
             cur = tuple(w[1:])
             runs.setdefault(cur, []).append([])
+            sections.setdefault(cur, []).append([])
         elif w[0] == "CORE-FAIL":
             fails.append(line)
+        elif w[0] == "CORE-SFRAME" and cur is not None:
+            sections[cur][-1].append(w[1:])
         elif w[:1] == ["bench"] and cur is not None:
             runs[cur][-1].append(w[1:])
-    return params, runs, fails
+    return params, runs, fails, sections
 
 
 def check_count(problems, key, got, want):
@@ -56,21 +68,44 @@ def check_count(problems, key, got, want):
         problems.append("%s: %d result lines, want %d" % (" ".join(key), got, want))
 
 
-def summarize(params, runs):
+def section_of(problems, key, insts, want):
+    """The one CORE-SFRAME line each instance of @key printed, checked
+    against @want (exe, or a converted version); its words, or None."""
+    got = None
+    for inst in insts:
+        if len(inst) != 1 or len(inst[0]) != 5 or inst[0][0] != want:
+            problems.append("%s: section lines %s, want one for %s" % (" ".join(key), inst, want))
+            return None
+        sec, version, flags, fdes, size = inst[0][0], *(int(x) for x in inst[0][1:])
+        if want in SECTION_VERSION and (version, flags & SFC_F_PCREL) != SECTION_VERSION[want]:
+            problems.append("%s: section version %d flags %#x, want %s"
+                            % (" ".join(key), version, flags, want))
+            return None
+        got = {"section": sec, "version": version, "flags": flags, "fdes": fdes,
+               "bytes": size}
+    return got
+
+
+def summarize(params, runs, sections=None):
     problems = []
+    sections = sections or {}
     rounds = int(params.get("rounds", 0))
     iters = int(params.get("iters", 0))
     repeat = int(params.get("repeat", 1))
     walk_iters = int(params.get("walk_iters", 0))
-    out = {"req": {}, "walk": {}, "cookie": {}}
+    fde_depth = int(params.get("fde_depth", 0))
+    out = {"req": {}, "walk": {}, "sframe": {}, "fdes": {}, "cookie": {}}
+    fp_frame = {}       # depth: frame-pointer walk ns per frame, each walk
+    sf_frame = {}       # (depth, section): SFrame walk ns per frame
+    fde_frame = {}      # functions added: SFrame walk ns per frame
 
     for key, instances in sorted(runs.items()):
         if len(instances) != rounds:
             problems.append("%s: %d runs, want %d" % (" ".join(key), len(instances), rounds))
         rows = [r for inst in instances for r in inst]
-        kind = key[0]
+        prog, kind = key[0], key[1] if len(key) > 1 else ""
         if kind == "req":
-            ctx = key[1]
+            ctx = key[2]
             for inst in instances:
                 check_count(problems, key, len(inst), iters)
             # Per order ("walk" or "req" ran first): each figure's values.
@@ -107,8 +142,8 @@ def summarize(params, runs):
                     for k in ("first", "next", "repeat"):
                         res[o]["r_" + k] = stats.ratio_ci(f[k], f["walk"])
                 out["req"][ctx] = res
-        elif kind == "walk":
-            depth = int(key[1])
+        elif kind == "walk" and prog == "core":
+            depth = int(key[2])
             for inst in instances:
                 check_count(problems, key, len(inst), walk_iters)
             s = {"walk": [], "perf": [], "ratio": []}
@@ -123,11 +158,47 @@ def summarize(params, runs):
                 s["walk"].append(ns / n)
                 s["perf"].append(pns / n)
                 s["ratio"].append(ns / max(pns, 1))
+                fp_frame.setdefault(depth, []).append(ns / n / fr)
             if frames:
                 out["walk"][depth] = dict({k: stats.median_ci(v) for k, v in s.items()},
                                           frames=frames)
+        elif kind == "walk" and (prog == "core_sframe" or prog.startswith("core_fdes")):
+            depth = int(key[2])
+            want = key[5] if len(key) > 5 else "?"
+            for inst in instances:
+                check_count(problems, key, len(inst), walk_iters)
+            sec = section_of(problems, key, sections.get(key, []), want)
+            vals, walk, perf_frames = [], [], set()
+            for r in rows:
+                n, fr, ns, pfr, pns = (int(x) for x in r[1:6])
+                # perf's frame-pointer walk must lose frames here: else the
+                # program kept its frame pointers and this is no SFrame row.
+                if fr != frames_of(depth) or pfr >= fr:
+                    problems.append("%s: %d frames, perf's fp walk %d, want %d and fewer"
+                                    % (" ".join(key), fr, pfr, frames_of(depth)))
+                    continue
+                vals.append(ns / n / fr)
+                walk.append(ns / n)
+                perf_frames.add(pfr)
+            if not vals or not sec:
+                continue
+            fig = dict(sec, frames=frames_of(depth), walk=stats.median_ci(walk),
+                       frame=stats.median_ci(vals), perf_frames=max(perf_frames))
+            if prog == "core_sframe":
+                sf_frame[(depth, want)] = vals
+                out["sframe"]["%d %s" % (depth, want)] = dict(fig, depth=depth)
+            else:
+                if depth != fde_depth:
+                    problems.append("%s: depth %d, want fde_depth %d" % (" ".join(key), depth,
+                                                                          fde_depth))
+                added = int(prog[len("core_fdes"):])
+                if sec["fdes"] <= added:
+                    problems.append("%s: %d FDEs, want more than the %d functions added"
+                                    % (" ".join(key), sec["fdes"], added))
+                fde_frame[added] = vals
+                out["fdes"][added] = dict(fig, added=added)
         elif kind == "cookie":
-            ncpu = int(key[1])
+            ncpu = int(key[2])
             for inst in instances:
                 check_count(problems, key, len(inst), ncpu * iters)
                 cpus = {int(r[1]) for r in inst}
@@ -145,6 +216,26 @@ def summarize(params, runs):
                 s["clock"].append(clock)
             if s["first"]:
                 out["cookie"][ncpu] = {k: stats.median_ci(v) for k, v in s.items()}
+        else:
+            problems.append("%s: no such run" % " ".join(key))
+    # Each SFrame row against the frame-pointer walk of its depth; each FDE
+    # count against the fewest.
+    for (depth, sec), vals in sf_frame.items():
+        if depth in fp_frame:
+            out["sframe"]["%d %s" % (depth, sec)]["vs_fp"] = stats.ratio_ci(vals, fp_frame[depth])
+        else:
+            problems.append("no frame-pointer walk at depth %d for the SFrame rows" % depth)
+    if fde_frame:
+        least = min(fde_frame)
+        for added, vals in fde_frame.items():
+            out["fdes"][added]["vs_least"] = stats.ratio_ci(vals, fde_frame[least])
+    for sec in params.get("sections", "").split():
+        for depth in params.get("depths", "").split():
+            if "%s %s" % (depth, sec) not in out["sframe"]:
+                problems.append("no SFrame figures for %s at depth %s" % (sec, depth))
+    for added in params.get("fdes", "").split():
+        if int(added) not in out["fdes"]:
+            problems.append("no lookup figures for %s functions added" % added)
     for ctx in ("task", "nmi"):
         if ctx not in out["req"]:
             problems.append("no request figures from %s" % ctx)
@@ -215,7 +306,47 @@ def tables(params, out):
         L.append("   %-8d %24s %10.1f %24s %10.1f %22s" % (
             fr, stats.fmt(w["walk"]), w["walk"][0] / fr, stats.fmt(w["perf"]),
             w["perf"][0] / fr, stats.fmt(w["ratio"], "%.2f")))
-    L.append("   SFrame rows come with the SFrame walker.")
+    if out["sframe"]:
+        exe = [v["version"] for v in out["sframe"].values() if v["section"] == "exe"]
+        L.append("")
+        L.append("   The same walks without frame pointers: core built -fomit-frame-pointer")
+        L.append("   -Wa,--gsframe, walked with the SFrame section registered at exec")
+        L.append("   ('exe'%s) or that section converted and registered in its place;"
+                 % (", version %d here" % exe[0] if exe else ""))
+        pf = max(v["perf_frames"] for v in out["sframe"].values())
+        L.append("   perf's fp walk of the same stacks stops after %d frame%s. Ratio: per"
+                 % (pf, "" if pf == 1 else "s"))
+        L.append("   frame against the frame-pointer walk of the same depth above.")
+        L.append("   %-8s %-9s %7s %6s %24s %10s %20s" % ("frames", "section", "version",
+                                                     "FDEs", "unwind_user ns/walk", "ns/frame",
+                                                     "SFrame/fp per frame"))
+        order = ["exe"] + list(SECTION_VERSION)
+        for key in sorted(out["sframe"], key=lambda k: (out["sframe"][k]["depth"],
+                                                          order.index(out["sframe"][k]["section"]))):
+            v = out["sframe"][key]
+            ver = "%d%s" % (v["version"], "+pcrel" if v["flags"] & SFC_F_PCREL else "")
+            L.append("   %-8d %-9s %7s %6d %24s %10.1f %20s" % (
+                v["frames"], v["section"], ver, v["fdes"], stats.fmt(v["walk"]),
+                v["frame"][0], stats.fmt(v["vs_fp"], "%.2f") if "vs_fp" in v else "-"))
+    if out["fdes"]:
+        L.append("")
+        L.append("   SFrame lookup against the number of functions: core_sframe with N")
+        L.append("   one-instruction functions added (each with its FDE), %s frames,"
+                 % next(iter(out["fdes"].values()))["frames"])
+        L.append("   walked with its exec-time section. The FDE search is binary, so the")
+        L.append("   cost should grow with log2(FDEs): flat within %dx over the range." % FDES_FLAT)
+        L.append("   %-8s %8s %6s %24s %16s %20s" % ("added", "FDEs", "log2", "ns/frame",
+                                                 "section bytes", "vs fewest FDEs"))
+        for added in sorted(out["fdes"]):
+            v = out["fdes"][added]
+            L.append("   %-8d %8d %6.1f %24s %16d %20s" % (
+                added, v["fdes"], math.log2(v["fdes"]), stats.fmt(v["frame"], "%.1f"),
+                v["bytes"], stats.fmt(v["vs_least"], "%.2f")))
+        most = out["fdes"][max(out["fdes"])]
+        least = out["fdes"][min(out["fdes"])]
+        L.append("   %d FDEs against %d: %s, target at most %dx: %s" % (
+            most["fdes"], least["fdes"], stats.fmt(most["vs_least"], "%.2f"), FDES_FLAT,
+            verdict(most["vs_least"], FDES_FLAT)))
     L.append("")
 
     L.append("3. perf end to end: see table.txt (make bench's perf table).")
@@ -253,11 +384,11 @@ def main():
     os.makedirs(sys.argv[2], exist_ok=True)
     with open(os.path.join(sys.argv[2], "core-raw.txt"), "w") as f:
         f.write("".join(l + "\n" for l in lines))
-    params, runs, fails = parse(lines)
+    params, runs, fails, sections = parse(lines)
     if not params:
         print("core_table: no CORE-PARAMS line in %s" % sys.argv[1], file=sys.stderr)
         return 1
-    out, problems = summarize(params, runs)
+    out, problems = summarize(params, runs, sections)
     text = tables(params, out) if not problems else ""
     with open(os.path.join(sys.argv[2], "core.json"), "w") as f:
         json.dump({"params": params, "figures": {k: {str(a): b for a, b in v.items()}

@@ -289,19 +289,25 @@ class BenchStats(unittest.TestCase):
         self.assertEqual(stats.rank([("c", c), ("a", a), ("b", b)]), "a < b ~ c")
         self.assertEqual(stats.rank([("a", a), ("n", (0.5, None, None))]), "n ~ a")
 
-    def _core(self, req_line):
+    SFRAME_GOOD = ["CORE-SFRAME v3 3 5 12 900", "bench walk 4 8 8000 1 100"]
+
+    def _core(self, req_line, sframe=None):
         lines = ["CORE-PARAMS rounds 1 iters 2 repeat 4 walk_iters 1 depths '4' "
-                 "ncpus '1' cpus 2",
-                 "CORE-RUN req task 12 2 4",
+                 "ncpus '1' sections 'v3' fdes '10' fde_depth 4 cpus 2",
+                 "CORE-RUN core req task 12 2 4",
                  "bench req task walk 0 0 1000 300 1000 3000 16 100", req_line,
-                 "CORE-RUN req nmi 12 2 4",
+                 "CORE-RUN core req nmi 12 2 4",
                  "bench req nmi walk 0 0 1000 300 1000 3000 16 100",
                  "bench req nmi req 0 0 1000 300 1000 3000 16 100",
-                 "CORE-RUN walk 4 1 4", "bench walk 4 8 4000 8 2000",
-                 "CORE-RUN cookie 1 1 2", "bench cookie 0 0 900 210 370 50 3 1",
+                 "CORE-RUN core walk 4 1 4", "bench walk 4 8 4000 8 2000",
+                 "CORE-RUN core_sframe walk 4 1 4 v3"] + (sframe or self.SFRAME_GOOD) + [
+                 "CORE-RUN core_fdes10 walk 4 1 4 exe", "CORE-SFRAME exe 1 3 22 1000",
+                 "bench walk 4 8 8800 1 100",
+                 "CORE-RUN core cookie 1 1 2", "bench cookie 0 0 900 210 370 50 3 1",
                  "bench cookie 0 0 900 210 370 50 5 2"]
-        params, runs, fails = core_table.parse(lines)
-        return core_table.summarize(params, runs)
+        params, runs, fails, sections = core_table.parse(lines)
+        out, problems = core_table.summarize(params, runs, sections)
+        return out, problems + fails
 
     def test_core_table_accepts_good_lines(self):
         out, problems = self._core("bench req task req 0 0 1000 300 1000 3000 16 100")
@@ -311,15 +317,30 @@ class BenchStats(unittest.TestCase):
         # 16 steps per command, the empty region's 50 ns off.
         self.assertEqual(out["cookie"][1]["percpu"][0], 10)
         self.assertEqual(out["cookie"][1]["atomic"][0], 20)
+        # Per frame: 8000 ns / 4 walks / 8 frames, against 4000 / 4 / 8.
+        sf = out["sframe"]["4 v3"]
+        self.assertEqual((sf["frame"][0], sf["vs_fp"][0], sf["fdes"]), (250, 2, 12))
+        self.assertEqual((out["fdes"][10]["fdes"], out["fdes"][10]["vs_least"][0]), (22, 1))
+        self.assertIn("SFrame/fp per frame", core_table.tables(
+            {"rounds": "1", "iters": "2", "repeat": "4", "walk_iters": "1"}, out))
 
     def test_core_table_refuses_what_measured_something_else(self):
+        good = "bench req task req 0 0 1000 300 1000 3000 16 100"
         # Not the first request (1), a later one that queued (bad 1), a walk
         # that lost frames, a missing line.
         for bad in ("bench req task req 1 0 1000 300 1000 3000 16 100",
                     "bench req task req 0 1 1000 300 1000 3000 16 100",
                     "bench req task req 0 0 1000 300 1000 3000 9 100",
-                    "CORE-FAIL req task"):
+                    "CORE-FAIL core req task"):
             out, problems = self._core(bad)
+            self.assertTrue(problems, bad)
+        # An SFrame row that perf's fp walk followed whole (frame pointers
+        # kept), one that lost frames, a section of another version, none.
+        for bad in (["CORE-SFRAME v3 3 5 12 900", "bench walk 4 8 8000 8 100"],
+                    ["CORE-SFRAME v3 3 5 12 900", "bench walk 4 7 8000 1 100"],
+                    ["CORE-SFRAME v3 2 4 12 900", "bench walk 4 8 8000 1 100"],
+                    ["bench walk 4 8 8000 1 100"]):
+            out, problems = self._core(good, bad)
             self.assertTrue(problems, bad)
 
 
