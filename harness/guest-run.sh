@@ -35,6 +35,14 @@ tmo=$(( ${tmo:-120} * $(variant "$v" slow) ))
 files=()
 [ -d "$kst" ] || die "$E_NO_TESTS" "no selftests in $kst (run: make selftests)"
 files+=("$kst/:tests")
+# The selftests are static, but for those that test shared objects
+# (unwind_sframe_lib): their loader and C library come along.
+for f in "$kst"/*/*; do
+	[ -f "$f" ] && [ -x "$f" ] && file -b "$f" | grep -q 'dynamically linked' || continue
+	while read -r l; do
+		[[ $l == "$kst"/* ]] || files+=("$(readlink -f "$l"):${l#/}")
+	done < <(ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3; next } /^\t\// { print $1 }')
+done
 
 # want NAME: is the test program NAME selected (--only)?
 want() {
