@@ -4,7 +4,7 @@
 H := harness
 VARIANT ?= guest
 .PHONY: help deps base tree export series checkpatch roundtrip config build \
-	selftests perf run demo check test shell bisect bench bench-ftrace distro-objs sframe-host build-coverage clean distclean
+	selftests perf run demo check test shell bisect bench bench-ftrace distro-objs sframe-host fuzz build-coverage clean distclean
 
 help:
 	@echo 'The two commands:'
@@ -34,6 +34,8 @@ help:
 	@echo '                  userstacktrace_delay (out/bench/ftrace.txt)'
 	@echo '  make distro-objs  the series'"'"' objects with Debian'"'"'s config, W=1 and sparse'
 	@echo '  make sframe-host  the SFrame parser built in user space (ASan, UBSan), its host tests'
+	@echo '  make fuzz       the SFrame parser'"'"'s libFuzzer target (clang): its regression inputs,'
+	@echo '                  then FUZZ_RUNS inputs; corpus in out/fuzz/corpus, findings in out/fuzz/crashes'
 	@echo '  make build-coverage  UML defconfig, and x86_64 randconfigs (fixed seeds)'
 	@echo '                  compiling the series'"'"' objects (not in make check)'
 	@echo '  make deps       install missing Debian packages (root or sudo)'
@@ -51,6 +53,8 @@ help:
 	@echo '  JOBS=n          parallel build jobs (default: the number of CPUs)'
 	@echo '  NO_CCACHE=1     build without ccache'
 	@echo '  BENCH_*         make bench settings (harness/bench.sh)'
+	@echo '  FUZZ_RUNS=n     make fuzz: inputs to run (default 10000000)'
+	@echo '  FUZZ_TIME=s     make fuzz: seconds to run instead (with FUZZ_RUNS: whichever ends first)'
 	@echo '  V=1             verbose kernel builds (kbuild)'
 
 deps:
@@ -93,6 +97,8 @@ distro-objs: tree
 	@$(H)/distro-objs.sh
 sframe-host: tree
 	@$(H)/sframe-host.sh
+fuzz: tree
+	@$(H)/fuzz.sh
 build-coverage: tree
 	@$(H)/build-coverage.sh
 clean:

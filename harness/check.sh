@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: everything `make demo` needs, then every test: the series' round
 # trip and checkpatch, its documentation built with Sphinx, the SFrame
-# parser's host-side tests, the harness's own tests, the series' objects
-# built with Debian's config, KUnit + selftests
+# parser's host-side tests and a short run of its fuzzer, the harness's own
+# tests, the series' objects built with Debian's config, KUnit + selftests
 # (perf and ftrace included) on each variant that runs tests, perf's fallback
 # on the variant without the series, ftrace's own cases compared between the
 # base kernel and the series', the benchmarks' smoke runs through their table
@@ -92,6 +92,15 @@ if [ -f "$(run_dir sframe-host)/result.json" ]; then
 	results+=("$(run_dir sframe-host)/result.json")
 elif [ $rc -ne 0 ]; then
 	record sframe-host "$rc" "sframe.host.run=fail"
+fi
+
+# The parser's libFuzzer target: its regression inputs and a 45-second run.
+phase fuzz-smoke
+rc=0; "$H/fuzz.sh" --smoke --json "$(run_dir fuzz)/result.json" || rc=$?
+if [ -f "$(run_dir fuzz)/result.json" ]; then
+	results+=("$(run_dir fuzz)/result.json")
+elif [ $rc -ne 0 ]; then
+	record fuzz "$rc" "sframe.fuzz.smoke=fail"
 fi
 
 # The static perf tool the selftests drive, built from the series' tree.

@@ -7,7 +7,8 @@ PKGS=(build-essential bc bison flex libelf-dev libssl-dev dwarves cpio
       busybox-static qemu-system-x86 gcc-multilib python3 perl git patch
       rsync xz-utils util-linux binutils file
       libdw-dev zlib1g-dev liblzma-dev libzstd-dev libbz2-dev ccache
-      trace-cmd python3-sphinx python3-sphinx-rtd-theme sparse linux-config-6.12)
+      trace-cmd python3-sphinx python3-sphinx-rtd-theme sparse linux-config-6.12
+      clang libclang-rt-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do
