@@ -56,6 +56,11 @@ mapfile -t added < <(hgit -C "$TREE" diff --name-only --diff-filter=A base HEAD 
 	grep -v -e '^tools/' -e '^samples/' -e '^scripts/')
 objs=(kernel/entry/common.o)
 for f in "${changed[@]}"; do objs+=("${f%.c}.o"); done
+# The vDSO images (64-bit, 32-bit and x32 in Debian's config), when the
+# series changes how they are built.
+if [ -n "$(hgit -C "$TREE" diff --name-only base HEAD -- arch/x86/entry/vdso)" ]; then
+	objs+=(arch/x86/entry/vdso/)
+fi
 new=()
 for f in "${added[@]}"; do new+=("${f%.c}.o"); done
 

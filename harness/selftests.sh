@@ -22,5 +22,14 @@ targets=unwind
 make -C "$TREE/tools/testing/selftests" TARGETS="$targets" O="$OUT/selftests-build" \
 	KHDR_INCLUDES="-isystem $b/usr/include" INSTALL_PATH="$dest" install \
 	> "$log" 2>&1 || die "$E_BUILD" "selftests build failed" "$log"
+# The selftests' top-level install goes on past a target that failed to
+# build and still exits 0: any failed make step, or a target not installed,
+# fails here.
+if grep -q '^make\[[0-9]*\]: \*\*\*' "$log"; then
+	die "$E_BUILD" "selftests build failed" "$log"
+fi
+for t in $targets; do
+	[ -d "$dest/$t" ] || die "$E_BUILD" "selftests: $t not installed" "$log"
+done
 n=$(grep -c . "$dest/kselftest-list.txt" || true)
 info "selftests: $n programs installed in $dest"
