@@ -70,6 +70,9 @@ one() {
 	info "$v: modules $(tr '\n' ' ' < "$b/modules/modules.order")"
 	phase "selftests-$v"
 	"$H/selftests.sh" "$v" || { record "$v" "$?" "selftests.$v=fail"; return 1; }
+	# The perf tests in the guest drive the static perf from the tree.
+	phase "perf-$v"
+	"$H/perf.sh" > /dev/null || { record "$v" "$?" "build.perf=fail"; return 1; }
 	phase "boot-$v"
 	"$H/guest-run.sh" "$v" "$v" || rc=$?
 	if [ -f "$(run_dir "$v")/result.json" ]; then
