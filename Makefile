@@ -4,7 +4,7 @@
 H := harness
 VARIANT ?= guest
 .PHONY: help deps base tree export series checkpatch roundtrip config build \
-	selftests perf run demo check test shell bisect bench bench-ftrace distro-objs sframe-host fuzz build-coverage clean distclean
+	selftests perf run demo check test shell bisect bench bench-ftrace distro-objs distro sframe-host fuzz build-coverage clean distclean
 
 help:
 	@echo 'The two commands:'
@@ -33,6 +33,8 @@ help:
 	@echo '  make bench-ftrace  ftrace ring-buffer bytes and frames: userstacktrace vs'
 	@echo '                  userstacktrace_delay (out/bench/ftrace.txt)'
 	@echo '  make distro-objs  the series'"'"' objects with Debian'"'"'s config, W=1 and sparse'
+	@echo '  make distro     Debian'"'"'s own config with the series (modules off, the test code as'
+	@echo '                  modules), booted with every test (not in make check; long build)'
 	@echo '  make sframe-host  the SFrame parser built in user space (ASan, UBSan), its host tests'
 	@echo '  make fuzz       the SFrame parser'"'"'s libFuzzer target (clang): its regression inputs,'
 	@echo '                  then FUZZ_RUNS inputs; corpus in out/fuzz/corpus, findings in out/fuzz/crashes'
@@ -43,7 +45,7 @@ help:
 	@echo '  make distclean  remove out/ entirely (refuses while out/tree holds unexported work)'
 	@echo
 	@echo 'Settings (make VAR=value or the environment):'
-	@echo '  VARIANT=guest   kernel variant: guest, debug, old, nounwind (harness/variants)'
+	@echo '  VARIANT=guest   kernel variant: guest, debug, old, nounwind, distro (harness/variants)'
 	@echo '  T=GLOB          tests for make test'
 	@echo '  FORCE=1         make tree / distclean: discard work in out/tree that is not exported'
 	@echo '  BOOT_APPEND=..  extra kernel command line for every boot'
@@ -95,6 +97,8 @@ bench-ftrace:
 	@$(H)/bench-ftrace.sh
 distro-objs: tree
 	@$(H)/distro-objs.sh
+distro: tree
+	@$(H)/distro.sh
 sframe-host: tree
 	@$(H)/sframe-host.sh
 fuzz: tree

@@ -76,7 +76,16 @@ fallback)
 	want ftrace.old && echo "ftrace.old $tmo sh /usr/libexec/ftrace-old.sh" >> "$runlist"
 	regress_list
 	;;
-tests)
+tests|distro)
+	# A kernel with the test code as modules (distro): load them first, in
+	# the order the build made them (modules.order), the test module
+	# included, which the selftests use.
+	mods=$(build_dir "$v")/modules
+	if [ -s "$mods/modules.order" ]; then
+		mapfile -t kos < <(sed 's|^|/lib/modules-unwind/|' "$mods/modules.order")
+		echo "modules $tmo sh /usr/libexec/modules.sh ${kos[*]}" >> "$runlist"
+		files+=("$mods/:lib/modules-unwind" "$H/guest/modules.sh:usr/libexec/modules.sh")
+	fi
 	while IFS=: read -r coll prog; do
 		[ -n "$prog" ] || continue
 		[ "$coll" != ftrace ] || continue
@@ -119,7 +128,7 @@ tests)
 	# lines to the host's table scripts. perf's on guest only.
 	smoke=()
 	[ "$v" != guest ] || ! want bench.perf || smoke+=(perf:guest.sh)
-	! want bench.core || smoke+=(core:core.sh)
+	[ "$(variant "$v" runs)" != tests ] || ! want bench.core || smoke+=(core:core.sh)
 	if [ ${#smoke[@]} -gt 0 ]; then
 		sb=$OUT/bench/smoke-$v
 		bench_programs "$sb" "$LOGS/bench-smoke-$v.log" "10 1000"

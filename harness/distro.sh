@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make distro: the series on Debian's own config of the base's version
+# (linux-config-6.12), booted in QEMU, with the whole selftest suite, the
+# test module and the KUnit suites loaded as modules. config.sh starts from
+# Debian's config with every module turned off and adds configs/distro.config
+# and the selftests' fragment; CONFIG_UNWIND_USER must then be =y from the
+# arch's select alone. Not part of make check: the build takes long on two
+# cores (see README). Ends with "N passed, N failed".
+#
+# Usage: distro.sh [VARIANT...]   (default: every variant whose runs is distro)
+. "$(dirname "$0")/lib.sh"
+
+case ${1:-} in -h|--help) sed -n '2,11p' "$0"; exit 0 ;; esac
+vs=("$@")
+[ ${#vs[@]} -gt 0 ] || mapfile -t vs < <(variants distro)
+for v in "${vs[@]}"; do
+	[ "$(variant "$v" runs)" = distro ] || die "$E_USAGE" "distro.sh: $v is not a distro variant"
+done
+"$H/tree.sh" || exit $?
+rm -f "$LOGS/phases.tsv"
+t_start=$(date +%s)
+results=()
+
+# record NAME CLASS TEST=STATUS...: a host-side result for the summary.
+record() {
+	local name=$1 cls=$2
+	shift 2
+	mkdir -p "$(run_dir "$name")"
+	local args=()
+	for t in "$@"; do args+=(--test "$t"); done
+	python3 "$H/report.py" record --name "$name" --json "$(run_dir "$name")/result.json" \
+		--class "$cls" "${args[@]}"
+	results+=("$(run_dir "$name")/result.json")
+}
+
+# The series' test modules, stripped, flat, in the build's order.
+collect_modules() {
+	local b=$1 m=$1/modules p
+	rm -rf "$m"
+	mkdir -p "$m"
+	: > "$m/modules.order"
+	while read -r p; do
+		p=${p%.o}.ko
+		strip --strip-debug -o "$m/$(basename "$p")" "$b/$p" || return 1
+		basename "$p" >> "$m/modules.order"
+	done < "$b/modules.order"
+}
+
+one() {
+	local v=$1 b rc=0
+	b=$(build_dir "$v")
+	phase "config-$v"
+	"$H/config.sh" "$v" || { record "$v" "$?" "config.$v=fail"; return 1; }
+	# The walker must come from the arch's select, not from a fragment.
+	if grep -q '^CONFIG_UNWIND_USER=' "$b/.config.want" ||
+	   ! grep -qx 'CONFIG_UNWIND_USER=y' "$b/.config" ||
+	   ! grep -qx 'CONFIG_HAVE_UNWIND_USER_FP=y' "$b/.config"; then
+		record "$v" "$E_CONFIG" "distro.$v.unwind_user_selected=fail"
+		warn "$v: CONFIG_UNWIND_USER=y does not come from the arch's select"
+		return 1
+	fi
+	record "$v.config" 0 "distro.$v.unwind_user_selected=pass"
+	info "$v: CONFIG_UNWIND_USER=y from the arch's select; $(grep -c '=y$' "$b/.config") options =y, $(grep -c '=m$' "$b/.config") =m"
+	phase "build-$v"
+	"$H/build.sh" "$v" || { record "$v" "$?" "build.$v=fail"; return 1; }
+	with_build_lock make -C "$TREE" O="$b" ARCH=x86_64 -j"$JOBS" modules \
+		>> "$LOGS/build-$(basename "$b").log" 2>&1 && collect_modules "$b" ||
+		{ record "$v" "$E_BUILD" "build.$v.modules=fail"; return 1; }
+	info "$v: modules $(tr '\n' ' ' < "$b/modules/modules.order")"
+	phase "selftests-$v"
+	"$H/selftests.sh" "$v" || { record "$v" "$?" "selftests.$v=fail"; return 1; }
+	# The perf tests in the guest drive the static perf from the tree.
+	phase "perf-$v"
+	"$H/perf.sh" > /dev/null || { record "$v" "$?" "build.perf=fail"; return 1; }
+	phase "boot-$v"
+	"$H/guest-run.sh" "$v" "$v" || rc=$?
+	if [ -f "$(run_dir "$v")/result.json" ]; then
+		results+=("$(run_dir "$v")/result.json")
+	else
+		record "$v" "$E_BOOT" "boot.$v=fail"
+	fi
+	return 0
+}
+
+for v in "${vs[@]}"; do
+	one "$v" || true
+done
+phase_end
+printf '\nPhase times (s):\n'
+awk -F'\t' '{ printf "  %-24s %5d\n", $1, $2 }' "$LOGS/phases.tsv"
+printf '  %-24s %5d\n\nResults (runs in %s, logs in %s):\n' total \
+	$(( $(date +%s) - t_start )) "$RUNS" "$LOGS"
+python3 "$H/report.py" summary "${results[@]}"
