@@ -184,19 +184,23 @@ for v in $(variants fallback); do
 	build_variant "$v" && boot_variant "$v"
 done
 
-# ftrace's own cases (harness/ftrace-regress.list) on the base kernel (old)
-# and on the series' kernel of the same config (guest): both columns, and
-# every case passes on both.
-phase ftrace-regress
-python3 "$H/report.py" compare --name ftrace-regress --prefix ftrace.regress. \
-	--json "$(run_dir ftrace-regress)/result.json" \
-	"$(run_dir old)/result.json" "$(run_dir guest)/result.json" |
-	tee "$LOGS/ftrace-regress.log" || true
-if [ -f "$(run_dir ftrace-regress)/result.json" ]; then
-	results+=("$(run_dir ftrace-regress)/result.json")
-else
-	record ftrace-regress "$E_TEST_FAILURE" "ftrace.regress.same_as_base=fail"
-fi
+# The suites nobody here wrote, on the base kernel (old) and on the series'
+# kernel of the same config (guest): ftrace's own cases
+# (harness/ftrace-regress.list), perf's own "perf test" and the perf_events
+# selftests (the subset of harness/perf-regress.list). Both columns are
+# printed, and every case passes on both.
+for c in ftrace-regress:ftrace.regress. perf-regress:perf.regress. perf-events-regress:perf_events.; do
+	phase "${c%%:*}"
+	python3 "$H/report.py" compare --name "${c%%:*}" --prefix "${c#*:}" \
+		--json "$(run_dir "${c%%:*}")/result.json" \
+		"$(run_dir old)/result.json" "$(run_dir guest)/result.json" |
+		tee "$LOGS/${c%%:*}.log" || true
+	if [ -f "$(run_dir "${c%%:*}")/result.json" ]; then
+		results+=("$(run_dir "${c%%:*}")/result.json")
+	else
+		record "${c%%:*}" "$E_TEST_FAILURE" "${c#*:}same_as_base=fail"
+	fi
+done
 
 # Variants that are only built (CONFIG_UNWIND_USER=n).
 for v in $(variants build); do

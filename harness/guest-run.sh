@@ -50,8 +50,9 @@ want() {
 	[ -z "$only" ] || [[ $1 == $only ]]
 }
 
-# perf's own shell tests, run by "perf test" from /usr/libexec/perf.
-perf_tests=$(variant_src "$v")/tools/perf/tests/shell
+# perf's own shell tests, run by "perf test" from /usr/libexec/perf: the
+# series' perf and its shell tests, on every kernel.
+perf_tests=$TREE/tools/perf/tests/shell
 
 # ftrace's own cases of the base kernel (harness/ftrace-regress.list), on the
 # base kernel and on the series' kernel of the same config: make check
@@ -66,6 +67,55 @@ regress_list() {
 	! want ftrace.regress ||
 		echo "ftrace.regress $((tmo * 5)) cd ftrace && ./ftracetest -K -v ${cases[*]}" >> "$runlist"
 }
+# perf's own tests ("perf test", the series' static perf) and the
+# perf_events selftests, which nobody here wrote, on the base kernel (old)
+# and on the series' kernel of the same config (guest): the runs are
+# compared (report.py compare). make check runs the fixed subset of
+# harness/perf-regress.list, each of which must pass on both; with
+# PERF_REGRESS=all (make distro) every perf test and every perf_events
+# program runs, and harness/perf-regress.known says why some cannot pass.
+perf_regress_list() {
+	local kind rest descs=() progs=() mult=5 coll prog
+	if [ "${PERF_REGRESS:-list}" = all ]; then
+		mult=20
+		# perf's shell tests are bash and sh scripts written for GNU
+		# tools: the host's bash, dash as /bin/sh (busybox's sh runs its
+		# own applets whatever PATH says) and coreutils, grep and sed.
+		# busybox fills in only what is not there.
+		local t tools=()
+		for t in bash mktemp tail head sort cut wc tr uniq tee stat realpath \
+			 readlink grep sed; do
+			tools+=("$(command -v "$t"):bin/$t")
+		done
+		host_files "$(command -v dash):bin/sh" "${tools[@]}"
+		files+=("${HOST_FILES[@]}")
+		while IFS=: read -r coll prog; do
+			[ "$coll" = perf_events ] && progs+=("$prog")
+		done < "$kst/kselftest-list.txt"
+	else
+		while read -r kind rest; do
+			case $kind:$rest in
+			*"'"*) die "$E_USAGE" "harness/perf-regress.list: a quote in '$rest'" ;;
+			perf:?*) descs+=("'$rest'") ;;
+			perf_events:?*) progs+=("$rest") ;;
+			*) die "$E_USAGE" "harness/perf-regress.list: not 'perf: DESCRIPTION' or 'perf_events: PROGRAM [ARGS]': $kind $rest" ;;
+			esac
+		done < <(sed -e 's/^[[:space:]]*#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$H/perf-regress.list")
+		[ ${#descs[@]} -gt 0 ] && [ ${#progs[@]} -gt 0 ] ||
+			die "$E_USAGE" "harness/perf-regress.list lists no perf test or no perf_events program"
+	fi
+	for prog in "${progs[@]}"; do
+		[ -x "$kst/perf_events/${prog%% *}" ] ||
+			die "$E_NO_TESTS" "no perf_events/${prog%% *} in $kst (run: make selftests)"
+		want "perf_events.${prog%% *}" &&
+			echo "perf_events.${prog%% *} $tmo ./perf_events/$prog" >> "$runlist"
+	done
+	if want perf.regress; then
+		echo "perf.regress $((tmo * mult)) sh /usr/libexec/perf-test.sh /usr/libexec/perf ${descs[*]}" >> "$runlist"
+		perf_files=1
+	fi
+}
+perf_files=""
 case $(variant "$v" runs) in
 fallback)
 	# The base kernel has no deferred unwinding: only perf's fallback runs,
@@ -75,6 +125,7 @@ fallback)
 	files+=("$H/guest/ftrace-old.sh:usr/libexec/ftrace-old.sh")
 	want ftrace.old && echo "ftrace.old $tmo sh /usr/libexec/ftrace-old.sh" >> "$runlist"
 	regress_list
+	perf_regress_list
 	;;
 tests|distro)
 	# A kernel with the test code as modules (distro): load them first, in
@@ -88,7 +139,8 @@ tests|distro)
 	fi
 	while IFS=: read -r coll prog; do
 		[ -n "$prog" ] || continue
-		[ "$coll" != ftrace ] || continue
+		# ftrace's and perf_events' own tests: as lists, below.
+		[ "$coll" != ftrace ] && [ "$coll" != perf_events ] || continue
 		want "$coll.$prog" || continue
 		echo "$coll.$prog $tmo ./$coll/$prog" >> "$runlist"
 	done < "$kst/kselftest-list.txt"
@@ -107,9 +159,9 @@ tests|distro)
 			echo "ftrace.trace_cmd $tmo sh /usr/libexec/trace-cmd-test.sh /tests/ftrace/unwind_chain" >> "$runlist"
 		fi
 	fi
+	[ "$v" != guest ] && [ "$(variant "$v" runs)" != distro ] || perf_regress_list
 	# One run per shell test, each with its own timeout, selected by
 	# the description perf test reads from the script's second line.
-	perf_files=""
 	for t in "$perf_tests"/callchain_deferred_*.sh; do
 		[ -f "$t" ] || continue
 		tn=$(basename "$t" .sh)
@@ -121,8 +173,6 @@ tests|distro)
 		perf_files=1
 		echo "perf.$tn $tmo sh /usr/libexec/perf-test.sh /usr/libexec/perf '$desc'" >> "$runlist"
 	done
-	[ -z "$perf_files" ] || files+=("$perf_tests/:usr/libexec/perf/tests/shell"
-		"$H/guest/perf-test.sh:usr/libexec/perf-test.sh")
 	# The benchmarks, a few iterations each, last: the core driver takes the
 	# test module's counting kprobes away while it runs. check.sh feeds their
 	# lines to the host's table scripts. perf's on guest only.
@@ -165,6 +215,8 @@ tests|distro)
 	;;
 esac
 
+[ -z "$perf_files" ] || files+=("$perf_tests/:usr/libexec/perf/tests/shell"
+	"$H/guest/perf-test.sh:usr/libexec/perf-test.sh")
 # The static perf tool, for the tests that drive it.
 perf=$(build_dir perf)/perf
 [ -x "$perf" ] && files+=("$perf:usr/bin/perf")

@@ -196,12 +196,24 @@ prepare_guest_and_perf() {
 # trace_cmd_files: TRACE_CMD_FILES=(SRC:DEST...) for an initramfs: Debian's
 # trace-cmd, and the loader and libraries ldd says it needs.
 trace_cmd_files() {
-	local tc l
+	local tc
 	tc=$(command -v trace-cmd || true)
 	[ -n "$tc" ] || die "$E_DEPENDENCIES" "no trace-cmd (make deps)"
-	TRACE_CMD_FILES=("$tc:usr/bin/trace-cmd")
-	for l in $(ldd "$tc" | awk '$2 == "=>" { print $3; next } /^\t\// { print $1 }'); do
-		TRACE_CMD_FILES+=("$(readlink -f "$l"):${l#/}")
+	host_files "$tc:usr/bin/trace-cmd"
+	TRACE_CMD_FILES=("${HOST_FILES[@]}")
+}
+
+# host_files PROGRAM:GUESTPATH...: the host's dynamically linked programs
+# for the initramfs, with the loader and libraries they need, in HOST_FILES.
+host_files() {
+	local spec l
+	HOST_FILES=()
+	for spec in "$@"; do
+		[ -x "${spec%%:*}" ] || die "$E_DEPENDENCIES" "no ${spec%%:*} on the host"
+		HOST_FILES+=("$spec")
+		for l in $(ldd "${spec%%:*}" | awk '$2 == "=>" { print $3; next } /^\t\// { print $1 }'); do
+			HOST_FILES+=("$(readlink -f "$l"):${l#/}")
+		done
 	done
 }
 

@@ -13,6 +13,7 @@ test-failure, no-tests for a guest run).
 """
 
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -294,13 +295,35 @@ def cmd_record(args):
     return 0
 
 
-def compare_runs(base, new, prefix):
+def read_known(path):
+    """Read a known list: "GLOB | reason" lines, # comments.
+
+    Returns [(glob, reason)]; a line without a reason is an error.
+    """
+    known = []
+    with open(path) as f:
+        for num, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            glob, sep, reason = line.partition(" | ")
+            if not sep or not glob.strip() or not reason.strip():
+                raise ValueError("%s:%d: not 'GLOB | reason'" % (path, num))
+            known.append((glob.strip(), reason.strip()))
+    return known
+
+
+def compare_runs(base, new, prefix, known=()):
     """Compare the tests named PREFIX... of two runs, case by case.
 
-    Returns (rows, problems): rows are (case, base status, new status), and
-    each problem is a sentence. Every case must pass on the base and on the new
-    run: a regression, a case missing from one run, or a case that fails on
-    the base (the list names a case this config cannot pass) is a problem.
+    Returns (rows, problems, hits): rows are (case, base status, new status),
+    each problem is a sentence, and hits maps a KNOWN glob to the cases it
+    excused. A case that passes on the base must pass on the new run. A case
+    that does not pass on the base is a problem unless a KNOWN glob names it
+    (a case this config cannot pass, base or series, with the reason); without
+    KNOWN every case must pass on the base (a fixed list of cases). A KNOWN
+    reason that starts with "flaky:" excuses its cases either way (a timing
+    test that the emulator can fail on either kernel); it is printed.
     """
     def cases(res):
         return {t["name"][len(prefix):]: t["status"] for t in res["tests"]
@@ -308,16 +331,26 @@ def compare_runs(base, new, prefix):
     b, n = cases(base), cases(new)
     rows = [(c, b.get(c, "-"), n.get(c, "-")) for c in sorted(set(b) | set(n))]
     problems = []
+    hits = {}
     if not rows:
         problems.append("no %s* results in either run" % prefix)
     for c, bs, ns in rows:
-        if bs == "pass" and ns != "pass":
+        glob, reason = next(((g, r) for g, r in known if fnmatch.fnmatchcase(c, g)),
+                            (None, ""))
+        if glob is not None and reason.startswith("flaky:") and \
+           not (bs == "pass" and ns == "pass"):
+            hits.setdefault(glob, []).append(c)
+        elif bs == "pass" and ns != "pass":
             problems.append("%s: passes on the base, %s with the series" %
                             (c, "missing" if ns == "-" else ns))
         elif bs != "pass":
-            problems.append("%s: %s on the base" %
-                            (c, "missing" if bs == "-" else bs))
-    return rows, problems
+            if glob is not None:
+                hits.setdefault(glob, []).append(c)
+            else:
+                problems.append("%s: %s on the base%s" %
+                                (c, "missing" if bs == "-" else bs,
+                                 " and not in the known list" if known else ""))
+    return rows, problems, hits
 
 
 def cmd_compare(args):
@@ -330,24 +363,45 @@ def cmd_compare(args):
         except (OSError, ValueError) as e:
             runs.append(None)
             print("  cannot read %s: %s" % (path, e))
-    if None in runs:
-        rows, problems = [], ["a run to compare has no results"]
+    known, bad_known = [], None
+    if args.known:
+        try:
+            known = read_known(args.known)
+        except (OSError, ValueError) as e:
+            bad_known = "cannot read the known list: %s" % e
+    if bad_known:
+        rows, problems, hits = [], [bad_known], {}
+    elif None in runs:
+        rows, problems, hits = [], ["a run to compare has no results"], {}
     else:
-        rows, problems = compare_runs(runs[0], runs[1], args.prefix)
+        rows, problems, hits = compare_runs(runs[0], runs[1], args.prefix, known)
     width = max([len(r[0]) for r in rows] + [4])
     print("  %-*s  %-6s %-6s" % (width, "case", "base", "series"))
     for c, bs, ns in rows:
         print("  %-*s  %-6s %-6s" % (width, c, bs, ns))
+    if hits:
+        print("  Not passing on both, for these reasons (%s):" % args.known)
+        for glob, reason in known:
+            if glob in hits:
+                print("    %s (%d): %s" % (glob, len(hits[glob]), reason))
     for msg in problems:
         print("  %s" % msg)
+    both = sum(1 for _, bs, ns in rows if bs == "pass" and ns == "pass")
+    excused = sum(len(v) for v in hits.values())
     status = "fail" if problems else "pass"
     cls = E_TEST if problems else E_OK
     res = {"run": args.name, "class": cls, "class_name": CLASS_NAMES.get(cls, ""),
            "message": "; ".join(problems[:3]) or CLASS_NAMES.get(cls, ""),
            "tests": [{"name": args.prefix + "same_as_base", "status": status,
                       "detail": "; ".join(problems[:3]) or
-                      "%d cases pass on both" % len(rows)}],
+                      "%d cases pass on both, %d do not (known)" %
+                      (both, excused)}],
            "reports": []}
+    if not problems and both == 0:
+        res["tests"][0].update(status="fail", detail="no case passes on both")
+        res.update({"class": E_TEST, "class_name": CLASS_NAMES.get(E_TEST, ""),
+                    "message": "no case passes on both"})
+        cls = E_TEST
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump(res, f, indent=1)
@@ -405,6 +459,8 @@ def main(argv=None):
     c.add_argument("--name", required=True)
     c.add_argument("--json", required=True)
     c.add_argument("--prefix", required=True)
+    c.add_argument("--known", help="GLOB | reason lines: cases that may fail "
+                   "on the base kernel too")
     c.add_argument("base")
     c.add_argument("new")
     c.set_defaults(func=cmd_compare)

@@ -16,9 +16,11 @@ log=$LOGS/selftests.log
 }
 rm -rf "$dest"
 # ftrace's own suite comes along for the series' test cases in it
-# (guest-run.sh runs those, not the whole suite).
-targets=unwind
-[ -f "$TREE/tools/testing/selftests/ftrace/unwind_chain.c" ] && targets="unwind ftrace"
+# (guest-run.sh runs those, not the whole suite); perf_events' selftests,
+# which nobody here wrote, run on the base kernel and on the series'
+# (make check compares them).
+targets="unwind perf_events"
+[ -f "$TREE/tools/testing/selftests/ftrace/unwind_chain.c" ] && targets="$targets ftrace"
 make -C "$TREE/tools/testing/selftests" TARGETS="$targets" O="$OUT/selftests-build" \
 	KHDR_INCLUDES="-isystem $b/usr/include" INSTALL_PATH="$dest" install \
 	> "$log" 2>&1 || die "$E_BUILD" "selftests build failed" "$log"

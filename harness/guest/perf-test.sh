@@ -11,13 +11,17 @@ dir=${1:?usage: perf-test.sh DIR PATTERN...}
 shift
 cd "$dir" || exit 1
 out=$(mktemp /tmp/perf-test.XXXXXX) || exit 1
-trap 'rm -f "$out" "$out.tap"' EXIT
-perf test -vv "$@" > "$out" 2>&1
-rc=$?
-
-# perf's log, as diagnostics.
-sed 's/^/# /' "$out"
+trap 'rm -f "$out" "$out.tap" "$out.rc" "$out.pat"' EXIT
+# Each PATTERN must select a test: one that selects none is a result of
+# its own, failed (a description perf no longer has).
+: > "$out.pat"
+for p in "$@"; do printf '%s\n' "$p" >> "$out.pat"; done
+# perf's log, as diagnostics, as it comes (a run killed by its timeout
+# still shows how far it got).
+{ perf test -vv "$@" 2>&1; echo $? > "$out.rc"; } | tee "$out" | sed 's/^/# /'
+rc=$(cat "$out.rc" 2>/dev/null || echo 1)
 awk -v rc="$rc" '
+FILENAME == ARGV[1] { pat[++npat] = tolower($0); next }
 /^(ok|not ok) - / {
 	line = $0
 	sub(/ - /, " " (nsub + 1) " ", line)
@@ -31,6 +35,9 @@ awk -v rc="$rc" '
 	sub(/^.*: /, "", verdict)
 	desc = substr(line, 1, length(line) - length(verdict) - 2)
 	sub(/ +$/, "", desc)
+	for (i = 1; i <= npat; i++)
+		if (index(tolower(desc), pat[i]))
+			hit[i] = 1
 	n++
 	subs[n] = ""
 	if (nsub) {
@@ -47,12 +54,15 @@ awk -v rc="$rc" '
 		res[n] = sprintf("not ok %d %s", n, desc)
 }
 END {
+	for (i = 1; i <= npat; i++)
+		if (!hit[i])
+			res[++n] = sprintf("not ok %d no perf test matches \"%s\"", n, pat[i])
 	print "TAP version 13"
 	print "1.." (n ? n : 1)
 	for (i = 1; i <= n; i++)
 		printf "%s%s\n", subs[i], res[i]
 	if (!n)
 		print "not ok 1 perf test ran no test (exit status " rc ")"
-}' "$out" > "$out.tap"
+}' "$out.pat" "$out" > "$out.tap"
 cat "$out.tap"
 ! grep -q '^not ok' "$out.tap"

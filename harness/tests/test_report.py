@@ -221,11 +221,16 @@ class Compare(unittest.TestCase):
             for c, st in cases.items()] + [
             {"name": "other.case", "status": "fail", "detail": ""}]}
 
-    def compare(self, base, new):
+    def compare(self, base, new, known=None):
         import io
         import contextlib
         import tempfile
         with tempfile.TemporaryDirectory() as d:
+            extra = []
+            if known is not None:
+                extra = ["--known", os.path.join(d, "known")]
+                with open(extra[1], "w") as f:
+                    f.write(known)
             paths = []
             for i, r in enumerate((base, new)):
                 paths.append(os.path.join(d, "%d.json" % i))
@@ -235,7 +240,7 @@ class Compare(unittest.TestCase):
             out_json = os.path.join(d, "out", "result.json")
             with contextlib.redirect_stdout(io.StringIO()):
                 rc = report.main(["compare", "--name", "c", "--json", out_json,
-                                  "--prefix", self.P] + paths)
+                                  "--prefix", self.P] + extra + paths)
             with open(out_json) as f:
                 return rc, json.load(f)["tests"]
 
@@ -264,6 +269,42 @@ class Compare(unittest.TestCase):
                                      self.res(a="pass", b="pass"))
             self.assertEqual(rc, report.E_TEST, st)
             self.assertIn("b: %s on the base" % st, tests[0]["detail"])
+
+    def test_known_excuses_only_cases_passing_on_neither(self):
+        known = "# why\nb* | no PMU under TCG\n"
+        base = self.res(a="pass", b1="fail", b2="skip", c="fail")
+        rc, tests = self.compare(base, self.res(a="pass", b1="fail", b2="pass",
+                                                c="fail"), known)
+        # c is not in the list: still a problem.
+        self.assertEqual(rc, report.E_TEST)
+        self.assertEqual(tests[0]["detail"], "c: fail on the base and not in the known list")
+        base["tests"] = [t for t in base["tests"] if not t["name"].endswith(".c")]
+        rc, tests = self.compare(base, self.res(a="pass", b1="fail", b2="pass"), known)
+        self.assertEqual(rc, report.E_OK)
+        self.assertIn("1 cases pass on both, 2 do not (known)", tests[0]["detail"])
+
+    def test_known_does_not_excuse_a_regression(self):
+        rc, tests = self.compare(self.res(a="pass", b="pass"),
+                                 self.res(a="pass", b="fail"), "b | slow\n")
+        self.assertEqual(rc, report.E_TEST)
+        self.assertIn("b: passes on the base, fail", tests[0]["detail"])
+
+    def test_known_flaky_excuses_either_way(self):
+        rc, tests = self.compare(self.res(a="pass", b="pass"),
+                                 self.res(a="pass", b="fail"),
+                                 "b | flaky: times a sleep\n")
+        self.assertEqual(rc, report.E_OK)
+        self.assertIn("1 cases pass on both, 1 do not (known)", tests[0]["detail"])
+
+    def test_known_line_without_a_reason_fails(self):
+        rc, tests = self.compare(self.res(a="pass"), self.res(a="pass"), "a\n")
+        self.assertEqual(rc, report.E_TEST)
+        self.assertIn("not 'GLOB | reason'", tests[0]["detail"])
+
+    def test_nothing_passing_on_both_fails(self):
+        rc, tests = self.compare(self.res(a="fail"), self.res(a="fail"), "a | why\n")
+        self.assertEqual(rc, report.E_TEST)
+        self.assertEqual(tests[0]["detail"], "no case passes on both")
 
     def test_no_cases_or_no_run_fails(self):
         rc, _ = self.compare(self.res(), self.res())
