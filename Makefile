@@ -4,7 +4,7 @@
 H := harness
 VARIANT ?= guest
 .PHONY: help deps base tree export series checkpatch roundtrip config build \
-	selftests perf run demo check test shell bisect bench bench-ftrace distro-objs distro sframe-host fuzz build-coverage clean distclean
+	selftests perf run demo check test shell bisect bench bench-ftrace distro-objs distro distro-deb sframe-host fuzz build-coverage clean distclean
 
 help:
 	@echo 'The two commands:'
@@ -33,8 +33,12 @@ help:
 	@echo '  make bench-ftrace  ftrace ring-buffer bytes and frames: userstacktrace vs'
 	@echo '                  userstacktrace_delay (out/bench/ftrace.txt)'
 	@echo '  make distro-objs  the series'"'"' objects with Debian'"'"'s config, W=1 and sparse'
-	@echo '  make distro     Debian'"'"'s own config with the series (modules off, the test code as'
-	@echo '                  modules), booted with every test (not in make check; long build)'
+	@echo '  make distro     Debian'"'"'s own configs with the series (amd64, and PREEMPT_RT with lockdep;'
+	@echo '                  modules off, the test code as modules), booted with every test, and'
+	@echo '                  the whole of perf test and selftests/perf_events, base against series'
+	@echo '                  (not in make check; long builds)'
+	@echo '  make distro-deb  the distro kernel as Debian packages (bindeb-pkg) in out/deb, installed'
+	@echo '                  and removed with dpkg in a fresh Debian chroot (debootstrap)'
 	@echo '  make sframe-host  the SFrame parser built in user space (ASan, UBSan), its host tests'
 	@echo '  make fuzz       the SFrame parser'"'"'s libFuzzer target (clang): its regression inputs,'
 	@echo '                  then FUZZ_RUNS inputs; corpus in out/fuzz/corpus, findings in out/fuzz/crashes'
@@ -45,7 +49,7 @@ help:
 	@echo '  make distclean  remove out/ entirely (refuses while out/tree holds unexported work)'
 	@echo
 	@echo 'Settings (make VAR=value or the environment):'
-	@echo '  VARIANT=guest   kernel variant: guest, debug, old, nounwind, distro (harness/variants)'
+	@echo '  VARIANT=guest   kernel variant: guest, debug, old, nounwind, distro, distro-rt (harness/variants)'
 	@echo '  T=GLOB          tests for make test'
 	@echo '  FORCE=1         make tree / distclean: discard work in out/tree that is not exported'
 	@echo '  BOOT_APPEND=..  extra kernel command line for every boot'
@@ -99,6 +103,8 @@ distro-objs: tree
 	@$(H)/distro-objs.sh
 distro: tree
 	@$(H)/distro.sh
+distro-deb: tree
+	@$(H)/distro-deb.sh
 sframe-host: tree
 	@$(H)/sframe-host.sh
 fuzz: tree

@@ -8,7 +8,7 @@ PKGS=(build-essential bc bison flex libelf-dev libssl-dev dwarves cpio
       rsync xz-utils util-linux binutils file
       libdw-dev zlib1g-dev liblzma-dev libzstd-dev libbz2-dev ccache
       trace-cmd python3-sphinx python3-sphinx-rtd-theme sparse linux-config-6.12
-      clang libclang-rt-dev)
+      clang libclang-rt-dev debootstrap dpkg-dev debhelper debian-archive-keyring kmod)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -8,10 +8,14 @@
 # arch's select alone. Not part of make check: the build takes long on two
 # cores (see README). Ends with "N passed, N failed".
 #
+# Then the whole of perf's and perf_events' own tests, base kernel against
+# series (make check runs a subset of them).
+#
 # Usage: distro.sh [VARIANT...]   (default: every variant whose runs is distro)
+#   NO_PERF_WHOLE=1   leave out the whole perf comparison
 . "$(dirname "$0")/lib.sh"
 
-case ${1:-} in -h|--help) sed -n '2,11p' "$0"; exit 0 ;; esac
+case ${1:-} in -h|--help) sed -n '2,15p' "$0"; exit 0 ;; esac
 vs=("$@")
 [ ${#vs[@]} -gt 0 ] || mapfile -t vs < <(variants distro)
 for v in "${vs[@]}"; do
@@ -34,21 +38,28 @@ record() {
 	results+=("$(run_dir "$name")/result.json")
 }
 
-# The series' test modules, stripped, flat, in the build's order.
+# The series' test modules, stripped, flat, in the build's order, and
+# signed with the build's own key as modules_install would (Debian's
+# config signs modules; an unsigned one taints the kernel when it loads).
 collect_modules() {
-	local b=$1 m=$1/modules p
+	local b=$1 m=$1/modules p hash
 	rm -rf "$m"
 	mkdir -p "$m"
 	: > "$m/modules.order"
+	hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$b/.config")
 	while read -r p; do
 		p=${p%.o}.ko
 		strip --strip-debug -o "$m/$(basename "$p")" "$b/$p" || return 1
+		if grep -qx 'CONFIG_MODULE_SIG=y' "$b/.config"; then
+			"$b/scripts/sign-file" "$hash" "$b/certs/signing_key.pem" \
+				"$b/certs/signing_key.x509" "$m/$(basename "$p")" || return 1
+		fi
 		basename "$p" >> "$m/modules.order"
 	done < "$b/modules.order"
 }
 
 one() {
-	local v=$1 b rc=0
+	local v=$1 b
 	b=$(build_dir "$v")
 	phase "config-$v"
 	"$H/config.sh" "$v" || { record "$v" "$?" "config.$v=fail"; return 1; }
@@ -74,7 +85,7 @@ one() {
 	phase "perf-$v"
 	"$H/perf.sh" > /dev/null || { record "$v" "$?" "build.perf=fail"; return 1; }
 	phase "boot-$v"
-	"$H/guest-run.sh" "$v" "$v" || rc=$?
+	"$H/guest-run.sh" "$v" "$v" || true
 	if [ -f "$(run_dir "$v")/result.json" ]; then
 		results+=("$(run_dir "$v")/result.json")
 	else
@@ -83,9 +94,42 @@ one() {
 	return 0
 }
 
+# The whole of perf's "perf test" and of the perf_events selftests, on the
+# base kernel (old) and on the series' kernel of the same config (guest),
+# with the series' perf on both (make check runs a subset): every case that
+# passes on the base passes with the series, and harness/perf-regress.known
+# says why each case that passes on neither cannot pass in these guests.
+perf_whole() {
+	local v c
+	for v in old guest; do
+		phase "build-$v"
+		"$H/config.sh" "$v" && "$H/build.sh" "$v" ||
+			{ record perf-whole "$E_BUILD" "build.$v=fail"; return 1; }
+	done
+	phase selftests-guest
+	"$H/selftests.sh" guest || { record perf-whole "$E_BUILD" "selftests.guest=fail"; return 1; }
+	for v in old guest; do
+		phase "boot-perf-whole-$v"
+		PERF_REGRESS=all BOOT_TIMEOUT=3000 "$H/guest-run.sh" "$v" "perf-whole-$v" \
+			--only 'perf[._][re]*' > /dev/null || true
+	done
+	for c in perf-whole:perf.regress. perf-events-whole:perf_events.; do
+		python3 "$H/report.py" compare --name "${c%%:*}" --prefix "${c#*:}" \
+			--known "$H/perf-regress.known" --json "$(run_dir "${c%%:*}")/result.json" \
+			"$(run_dir perf-whole-old)/result.json" "$(run_dir perf-whole-guest)/result.json" |
+			tee "$LOGS/${c%%:*}.log" || true
+		if [ -f "$(run_dir "${c%%:*}")/result.json" ]; then
+			results+=("$(run_dir "${c%%:*}")/result.json")
+		else
+			record "${c%%:*}" "$E_TEST_FAILURE" "${c#*:}same_as_base=fail"
+		fi
+	done
+}
+
 for v in "${vs[@]}"; do
 	one "$v" || true
 done
+[ -n "${NO_PERF_WHOLE:-}" ] || perf_whole || true
 phase_end
 printf '\nPhase times (s):\n'
 awk -F'\t' '{ printf "  %-24s %5d\n", $1, $2 }' "$LOGS/phases.tsv"
