@@ -17,18 +17,6 @@ mkdir -p "$RUNS"
 t_start=$(date +%s)
 results=()
 
-# record NAME CLASS TEST=STATUS...: a host-side result for the summary.
-record() {
-	local name=$1 cls=$2
-	shift 2
-	mkdir -p "$(run_dir "$name")"
-	local args=()
-	for t in "$@"; do args+=(--test "$t"); done
-	python3 "$H/report.py" record --name "$name" --json "$(run_dir "$name")/result.json" \
-		--class "$cls" "${args[@]}"
-	results+=("$(run_dir "$name")/result.json")
-}
-
 # finish: phase times, the per-run table and the closing line; exit with the
 # class of the first failure.
 finish() {
@@ -191,15 +179,7 @@ done
 # printed, and every case passes on both.
 for c in ftrace-regress:ftrace.regress. perf-regress:perf.regress. perf-events-regress:perf_events.; do
 	phase "${c%%:*}"
-	python3 "$H/report.py" compare --name "${c%%:*}" --prefix "${c#*:}" \
-		--json "$(run_dir "${c%%:*}")/result.json" \
-		"$(run_dir old)/result.json" "$(run_dir guest)/result.json" |
-		tee "$LOGS/${c%%:*}.log" || true
-	if [ -f "$(run_dir "${c%%:*}")/result.json" ]; then
-		results+=("$(run_dir "${c%%:*}")/result.json")
-	else
-		record "${c%%:*}" "$E_TEST_FAILURE" "${c#*:}same_as_base=fail"
-	fi
+	compare_base "${c%%:*}" "${c#*:}" old guest
 done
 
 # Variants that are only built (CONFIG_UNWIND_USER=n).

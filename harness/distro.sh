@@ -26,18 +26,6 @@ rm -f "$LOGS/phases.tsv"
 t_start=$(date +%s)
 results=()
 
-# record NAME CLASS TEST=STATUS...: a host-side result for the summary.
-record() {
-	local name=$1 cls=$2
-	shift 2
-	mkdir -p "$(run_dir "$name")"
-	local args=()
-	for t in "$@"; do args+=(--test "$t"); done
-	python3 "$H/report.py" record --name "$name" --json "$(run_dir "$name")/result.json" \
-		--class "$cls" "${args[@]}"
-	results+=("$(run_dir "$name")/result.json")
-}
-
 # The series' test modules, stripped, flat, in the build's order, and
 # signed with the build's own key as modules_install would (Debian's
 # config signs modules; an unsigned one taints the kernel when it loads).
@@ -114,15 +102,8 @@ perf_whole() {
 			--only 'perf[._][re]*' > /dev/null || true
 	done
 	for c in perf-whole:perf.regress. perf-events-whole:perf_events.; do
-		python3 "$H/report.py" compare --name "${c%%:*}" --prefix "${c#*:}" \
-			--known "$H/perf-regress.known" --json "$(run_dir "${c%%:*}")/result.json" \
-			"$(run_dir perf-whole-old)/result.json" "$(run_dir perf-whole-guest)/result.json" |
-			tee "$LOGS/${c%%:*}.log" || true
-		if [ -f "$(run_dir "${c%%:*}")/result.json" ]; then
-			results+=("$(run_dir "${c%%:*}")/result.json")
-		else
-			record "${c%%:*}" "$E_TEST_FAILURE" "${c#*:}same_as_base=fail"
-		fi
+		compare_base "${c%%:*}" "${c#*:}" perf-whole-old perf-whole-guest \
+			"$H/perf-regress.known"
 	done
 }
 

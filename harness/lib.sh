@@ -193,6 +193,38 @@ prepare_guest_and_perf() {
 	[ -x "$PERF" ] || die "$E_BUILD" "no perf at $PERF after perf.sh"
 }
 
+# record NAME CLASS TEST=STATUS...: a host-side result for the summary,
+# appended to the caller's results array (check.sh, distro.sh).
+record() {
+	local name=$1 cls=$2 t
+	shift 2
+	mkdir -p "$(run_dir "$name")"
+	local args=()
+	for t in "$@"; do args+=(--test "$t"); done
+	python3 "$H/report.py" record --name "$name" --json "$(run_dir "$name")/result.json" \
+		--class "$cls" "${args[@]}"
+	results+=("$(run_dir "$name")/result.json")
+}
+
+# compare_base NAME PREFIX BASE NEW [KNOWN]: the PREFIX cases of the runs
+# BASE (the base kernel) and NEW (the series') side by side (report.py
+# compare; KNOWN: the cases that may pass on neither, with why), printed and
+# kept in LOGS/NAME.log; its result is appended to the caller's results.
+compare_base() {
+	local name=$1 prefix=$2 base=$3 new=$4 known=${5:-} args=()
+	[ -z "$known" ] || args=(--known "$known")
+	rm -f "$(run_dir "$name")/result.json"
+	python3 "$H/report.py" compare --name "$name" --prefix "$prefix" "${args[@]}" \
+		--json "$(run_dir "$name")/result.json" \
+		"$(run_dir "$base")/result.json" "$(run_dir "$new")/result.json" |
+		tee "$LOGS/$name.log" || true
+	if [ -f "$(run_dir "$name")/result.json" ]; then
+		results+=("$(run_dir "$name")/result.json")
+	else
+		record "$name" "$E_TEST_FAILURE" "${prefix}same_as_base=fail"
+	fi
+}
+
 # trace_cmd_files: TRACE_CMD_FILES=(SRC:DEST...) for an initramfs: Debian's
 # trace-cmd, and the loader and libraries ldd says it needs.
 trace_cmd_files() {

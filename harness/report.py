@@ -394,8 +394,8 @@ def cmd_compare(args):
            "message": "; ".join(problems[:3]) or CLASS_NAMES.get(cls, ""),
            "tests": [{"name": args.prefix + "same_as_base", "status": status,
                       "detail": "; ".join(problems[:3]) or
-                      "%d cases pass on both, %d do not (known)" %
-                      (both, excused)}],
+                      "%d cases pass on both%s" %
+                      (both, ", %d do not (known)" % excused if known else "")}],
            "reports": []}
     if not problems and both == 0:
         res["tests"][0].update(status="fail", detail="no case passes on both")
