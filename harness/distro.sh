@@ -9,13 +9,15 @@
 # cores (see README). Ends with "N passed, N failed".
 #
 # Then the whole of perf's and perf_events' own tests, base kernel against
-# series (make check runs a subset of them).
+# series (make check runs a subset of them), and make build-coverage's
+# builds (User Mode Linux, fixed-seed randconfigs).
 #
 # Usage: distro.sh [VARIANT...]   (default: every variant whose runs is distro)
-#   NO_PERF_WHOLE=1   leave out the whole perf comparison
+#   NO_PERF_WHOLE=1      leave out the whole perf comparison
+#   NO_BUILD_COVERAGE=1  leave out the UML and randconfig builds
 . "$(dirname "$0")/lib.sh"
 
-case ${1:-} in -h|--help) sed -n '2,15p' "$0"; exit 0 ;; esac
+case ${1:-} in -h|--help) sed -n '2,17p' "$0"; exit 0 ;; esac
 vs=("$@")
 [ ${#vs[@]} -gt 0 ] || mapfile -t vs < <(variants distro)
 for v in "${vs[@]}"; do
@@ -107,10 +109,27 @@ perf_whole() {
 	done
 }
 
+# Builds that broke mainline's version of this code (make build-coverage):
+# User Mode Linux and fixed-seed x86_64 randconfigs, compile-only.
+build_coverage() {
+	local json
+	json=$(run_dir build-coverage)/result.json
+	phase build-coverage
+	rm -f "$json"
+	mkdir -p "$(dirname "$json")"
+	"$H/build-coverage.sh" --json "$json" || true
+	if [ -f "$json" ]; then
+		results+=("$json")
+	else
+		record build-coverage "$E_BUILD" "build.coverage=fail"
+	fi
+}
+
 for v in "${vs[@]}"; do
 	one "$v" || true
 done
 [ -n "${NO_PERF_WHOLE:-}" ] || perf_whole || true
+[ -n "${NO_BUILD_COVERAGE:-}" ] || build_coverage
 phase_end
 printf '\nPhase times (s):\n'
 awk -F'\t' '{ printf "  %-24s %5d\n", $1, $2 }' "$LOGS/phases.tsv"
