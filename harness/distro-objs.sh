@@ -40,7 +40,8 @@ xzcat "$cfg" > "$k/.config"
 make -C "$TREE" O="$k" ARCH=x86_64 olddefconfig >> "$log" 2>&1 ||
 	die "$E_CONFIG" "debian: olddefconfig failed" "$log"
 bad=()
-for want in CONFIG_UNWIND_USER=y CONFIG_HAVE_UNWIND_USER_FP=y CONFIG_TEST_UNWIND_DEFERRED=m \
+for want in CONFIG_UNWIND_USER=y CONFIG_HAVE_UNWIND_USER_FP=y CONFIG_UNWIND_USER_SFRAME=y \
+	    CONFIG_TEST_UNWIND_DEFERRED=m \
 	    CONFIG_UNWIND_USER_KUNIT_TEST=m CONFIG_UNWIND_DEFERRED_KUNIT_TEST=m \
 	    CONFIG_SFRAME_KUNIT_TEST=m; do
 	grep -qx "$want" "$k/.config" || bad+=("$want")
