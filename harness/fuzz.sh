@@ -5,7 +5,8 @@
 # ASan and UBSan, its answers checked against a model of the format; see
 # sframe_fuzz.c). Builds it from clean, writes the seeds (this host's gcc
 # -Wa,--gsframe output in every SFrame version, sframe_seeds.c) to
-# out/fuzz/seeds, runs every input of fuzz-regress/ once, then fuzzes in one
+# out/fuzz/seeds, runs every input of fuzz-regress/ once, then fuzzes (from
+# the corpus, the seeds and fuzz-regress/) in one
 # process on one core: FUZZ_RUNS inputs (default 10000000), or FUZZ_TIME
 # seconds (both set: whichever comes first). The corpus grows in
 # out/fuzz/corpus from run to run (minimised after each clean run); an input
@@ -142,12 +143,15 @@ if [ -n "$secs" ]; then
 	limit+=("${secs}s")
 	tmo=(timeout $((secs + 300)))
 fi
-printf -- '----- sframe_fuzz %s CORPUS SEEDS -----\n' "${opts[*]}" >> "$log"
+# The regression inputs start the run too: they reach the parser's checks
+# of overlapping rows and empty functions, which the seeds do not.
+printf -- '----- sframe_fuzz %s CORPUS SEEDS REGRESS -----\n' "${opts[*]}" >> "$log"
 start=$(($(wc -l < "$log") + 1))
 info "fuzzing: ${limit[*]}; corpus $corpus ($(find "$corpus" -type f | wc -l) inputs)"
 f0=$(date +%s)
 rc=0
-(cd "$fuzz" && "${tmo[@]}" "$bin" "${opts[@]}" "$corpus" "$seeds") >> "$log" 2>&1 || rc=$?
+(cd "$fuzz" && "${tmo[@]}" "$bin" "${opts[@]}" "$corpus" "$seeds" "$dir/fuzz-regress") \
+	>> "$log" 2>&1 || rc=$?
 dt=$(($(date +%s) - f0))
 
 # The figures: libFuzzer's last status line and final statistics.
