@@ -15,10 +15,15 @@
  *                                           with SECTION, the program is built
  *                                           without frame pointers and with
  *                                           SFrame, and the walk uses "exe" (the
- *                                           section registered at exec) or that
+ *                                           section the walker found) or that
  *                                           section converted to "v2",
  *                                           "v2pcrel" or "v3", registered with
- *                                           the module's "sframe add" instead
+ *                                           the module's "sframe add" instead;
+ *                                           "cold": the executable's, forgotten
+ *                                           ("sframe forget") before each
+ *                                           command, which times one walk: the
+ *                                           first through a new object (probe,
+ *                                           check of the section, walk)
  *        core cookie NCPU DEPTH ITERS       NCPU processes, one per CPU,
  *                                           started together
  *
@@ -40,7 +45,7 @@
 #define PT_GNU_SFRAME 0x6474e554
 #endif
 
-#define USAGE "req task|nmi DEPTH ITERS REPEAT | walk DEPTH ITERS REPEAT [exe|v2|v2pcrel|v3] | " \
+#define USAGE "req task|nmi DEPTH ITERS REPEAT | walk DEPTH ITERS REPEAT [exe|cold|v2|v2pcrel|v3] | " \
 	      "cookie NCPU DEPTH ITERS"
 #define CONTROL "/sys/kernel/debug/unwind_deferred_test/control"
 #define PERF_FRAMES 16
@@ -191,7 +196,7 @@ static void use_section(void)
 		die("no PT_GNU_SFRAME segment: build with -Wa,--gsframe\n");
 	used = (const unsigned char *)sec;
 	len = sec_end - sec;
-	if (!same(section, "exe")) {
+	if (!same(section, "exe") && !same(section, "cold")) {
 		if (same(section, "v2"))
 			to = SFC_V2;
 		else if (same(section, "v2pcrel"))
@@ -232,6 +237,10 @@ static __attribute__((noinline)) void leaf(void)
 			add(" ", tracer);
 			add(" ", repeat);
 			add(" ", PERF_FRAMES);
+		} else if (mode == 'w' && section && same(section, "cold")) {
+			command("sframe forget", -1);
+			run(0);
+			command("bench walk 1 ", MAX_FRAMES);
 		} else if (mode == 'w') {
 			add("bench walk ", repeat);
 			add(" ", MAX_FRAMES);
@@ -272,7 +281,8 @@ int main(int argc, char **argv)
 		iters = arg(argc, argv, 3, USAGE);
 		repeat = arg(argc, argv, 4, USAGE);
 		section = argc == 6 ? argv[5] : 0;
-		if (section && !same(section, "exe") && !same(section, "v2") &&
+		if (section && !same(section, "exe") && !same(section, "cold") &&
+		    !same(section, "v2") &&
 		    !same(section, "v2pcrel") && !same(section, "v3"))
 			arg(0, argv, 1, USAGE);
 	} else if (same(m, "cookie") && argc == 5) {

@@ -97,6 +97,7 @@ def summarize(params, runs, sections=None):
     out = {"req": {}, "walk": {}, "sframe": {}, "fdes": {}, "cookie": {}}
     fp_frame = {}       # depth: frame-pointer walk ns per frame, each walk
     sf_frame = {}       # (depth, section): SFrame walk ns per frame
+    sf_walk = {}        # (depth, section): SFrame ns per walk
     fde_frame = {}      # functions added: SFrame walk ns per frame
 
     for key, instances in sorted(runs.items()):
@@ -177,6 +178,10 @@ def summarize(params, runs, sections=None):
                     problems.append("%s: %d frames, perf's fp walk %d, want %d and fewer"
                                     % (" ".join(key), fr, pfr, frames_of(depth)))
                     continue
+                # A cold command times the one walk after "sframe forget".
+                if want == "cold" and n != 1:
+                    problems.append("%s: %d walks per command, want 1" % (" ".join(key), n))
+                    continue
                 vals.append(ns / n / fr)
                 walk.append(ns / n)
                 perf_frames.add(pfr)
@@ -186,6 +191,7 @@ def summarize(params, runs, sections=None):
                        frame=stats.median_ci(vals), perf_frames=max(perf_frames))
             if prog == "core_sframe":
                 sf_frame[(depth, want)] = vals
+                sf_walk[(depth, want)] = walk
                 out["sframe"]["%d %s" % (depth, want)] = dict(fig, depth=depth)
             else:
                 if depth != fde_depth:
@@ -225,6 +231,15 @@ def summarize(params, runs, sections=None):
             out["sframe"]["%d %s" % (depth, sec)]["vs_fp"] = stats.ratio_ci(vals, fp_frame[depth])
         else:
             problems.append("no frame-pointer walk at depth %d for the SFrame rows" % depth)
+    # The first walk through an object against walks through a known one.
+    for (depth, sec), vals in sf_walk.items():
+        if sec != "cold":
+            continue
+        if (depth, "exe") in sf_walk:
+            out["sframe"]["%d cold" % depth]["vs_warm"] = stats.ratio_ci(
+                vals, sf_walk[(depth, "exe")])
+        else:
+            problems.append("no exe walk at depth %d for the cold row" % depth)
     if fde_frame:
         least = min(fde_frame)
         for added, vals in fde_frame.items():
@@ -310,9 +325,12 @@ def tables(params, out):
         exe = [v["version"] for v in out["sframe"].values() if v["section"] == "exe"]
         L.append("")
         L.append("   The same walks without frame pointers: core built -fomit-frame-pointer")
-        L.append("   -Wa,--gsframe, walked with the SFrame section registered at exec")
-        L.append("   ('exe'%s) or that section converted and registered in its place;"
+        L.append("   -Wa,--gsframe, walked with the SFrame section the walker found at its")
+        L.append("   first walk ('exe'%s) or that section converted and registered"
                  % (", version %d here" % exe[0] if exe else ""))
+        L.append("   in its place; 'cold': the executable forgotten before each walk, one")
+        L.append("   walk per command: the first walk through a new object, which probes")
+        L.append("   it (mapping lookup, ELF headers) and checks its section whole;")
         pf = max(v["perf_frames"] for v in out["sframe"].values())
         L.append("   perf's fp walk of the same stacks stops after %d frame%s. Ratio: per"
                  % (pf, "" if pf == 1 else "s"))
@@ -320,7 +338,7 @@ def tables(params, out):
         L.append("   %-8s %-9s %7s %6s %24s %10s %20s" % ("frames", "section", "version",
                                                      "FDEs", "unwind_user ns/walk", "ns/frame",
                                                      "SFrame/fp per frame"))
-        order = ["exe"] + list(SECTION_VERSION)
+        order = ["exe", "cold"] + list(SECTION_VERSION)
         for key in sorted(out["sframe"], key=lambda k: (out["sframe"][k]["depth"],
                                                           order.index(out["sframe"][k]["section"]))):
             v = out["sframe"][key]
@@ -328,6 +346,17 @@ def tables(params, out):
             L.append("   %-8d %-9s %7s %6d %24s %10.1f %20s" % (
                 v["frames"], v["section"], ver, v["fdes"], stats.fmt(v["walk"]),
                 v["frame"][0], stats.fmt(v["vs_fp"], "%.2f") if "vs_fp" in v else "-"))
+        cold = sorted((v for v in out["sframe"].values() if "vs_warm" in v),
+                      key=lambda v: v["depth"])
+        if cold:
+            L.append("")
+            L.append("   First walk through a new object against a walk through a known one")
+            L.append("   (cold / exe, per walk; the difference is the probe and the check):")
+            for v in cold:
+                warm = out["sframe"]["%d exe" % v["depth"]]
+                L.append("   %-8d cold %s ns, known %s ns: %s, %.0f ns more" % (
+                    v["frames"], stats.fmt(v["walk"]), stats.fmt(warm["walk"]),
+                    stats.fmt(v["vs_warm"], "%.2fx"), v["walk"][0] - warm["walk"][0]))
     if out["fdes"]:
         L.append("")
         L.append("   SFrame lookup against the number of functions: core_sframe with N")

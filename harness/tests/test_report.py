@@ -385,6 +385,31 @@ class BenchStats(unittest.TestCase):
             self.assertTrue(problems, bad)
 
 
+    def test_core_table_cold_rows(self):
+        """A cold row is one walk per command, compared with the exe row."""
+        lines = ["CORE-PARAMS rounds 1 iters 0 repeat 4 walk_iters 1 depths '4' "
+                 "ncpus '1' sections 'exe cold' fdes '' fde_depth 4 cpus 2",
+                 "CORE-RUN core walk 4 1 4", "bench walk 4 8 4000 8 2000",
+                 "CORE-RUN core_sframe walk 4 1 4 exe", "CORE-SFRAME exe 1 3 12 900",
+                 "bench walk 4 8 8000 1 100",
+                 "CORE-RUN core_sframe walk 4 1 4 cold", "CORE-SFRAME cold 1 3 12 900",
+                 "bench walk 1 8 6000 1 100"]
+        params, runs, _, sections = core_table.parse(lines)
+        out, problems = core_table.summarize(params, runs, sections)
+        # Only the walk rows are under test here.
+        problems = [p for p in problems if "req" not in p and "cookie" not in p]
+        self.assertEqual(problems, [])
+        # 6000 ns for the cold walk against 8000 / 4 for a known one.
+        self.assertEqual(out["sframe"]["4 cold"]["vs_warm"][0], 3)
+        text = core_table.tables({"rounds": "1", "walk_iters": "1", "repeat": "4"}, out)
+        self.assertIn("First walk through a new object", text)
+        # A cold command that timed more than one walk measured warm ones too.
+        lines[-1] = "bench walk 4 8 6000 1 100"
+        params, runs, _, sections = core_table.parse(lines)
+        _, problems = core_table.summarize(params, runs, sections)
+        self.assertTrue([p for p in problems if "walks per command" in p])
+
+
 class Collect(unittest.TextTestResult):
     """Remembers every test's outcome for the JSON results."""
 
