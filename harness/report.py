@@ -58,6 +58,12 @@ KERNEL_REPORTS = [
     ("RCU stall", re.compile(r"rcu: INFO: .*detected stall|RCU stall")),
     ("hung task", re.compile(r"INFO: task .* blocked for more than|"
                              r"soft lockup|hard LOCKUP")),
+    # SLUB's own reports (slab_bug(), slab_fix(), slab_err()) and its
+    # diagnostics of a bad free, which may come without a WARNING line.
+    ("slab", re.compile(r"^BUG \S+ \(.*\): |^FIX \S+: |"
+                        r"\bobject pointer:? 0x|Wrong slab cache|"
+                        r"\bSLUB: .*(corrupt|Invalid)|\bslab_out_of_memory\b|"
+                        r"^INFO: (Slab|Object|Allocated|Freed) ")),
     ("kmemleak", re.compile(r"kmemleak: \d+ new suspected memory leaks|"
                             r"^\s*unreferenced object 0x|"
                             r"kmemleak: Kernel memory leak detector disabled|"

@@ -146,6 +146,13 @@ class KernelReports(unittest.TestCase):
             "/sys/kernel/debug/kmemleak)": "kmemleak",
             "unreferenced object 0xffff888003a1c000 (size 4096):": "kmemleak",
             "UNWIND-KMEMLEAK-FAILED: the scan did not run": "kmemleak",
+            "object pointer: 0x000000004a7c1f2e": "slab",
+            "BUG kmalloc-64 (Tainted: G        W ): Object already free":
+                "slab",
+            "FIX kmalloc-64: Object at 0xffff888003a1c000 not freed": "slab",
+            "INFO: Slab 0xffffea00000e8700 objects=32 used=31": "slab",
+            "kmem_cache_free: Wrong slab cache. kmalloc-64 but object is "
+            "from kmalloc-128": "slab",
         }
         for line, kind in cases.items():
             got = report.kernel_reports([line])
