@@ -96,6 +96,11 @@ phase perf-build
 rc=0; "$H/perf.sh" > /dev/null || rc=$?
 [ $rc -eq 0 ] || record perf "$rc" "build.perf=fail"
 
+# Debian's own perf 7.3 and newest trace-cmd, for the guest (made once).
+phase debian-tools
+rc=0; "$H/debian-tools.sh" || rc=$?
+[ $rc -eq 0 ] || record debian-tools "$rc" "debian.tools=fail"
+
 # The series' objects with Debian's own config, W=1 and sparse.
 phase distro-objs
 rc=0; "$H/distro-objs.sh" --json "$(run_dir distro-objs)/result.json" || rc=$?

@@ -159,6 +159,29 @@ tests|distro)
 			echo "ftrace.trace_cmd $tmo sh /usr/libexec/trace-cmd-test.sh /tests/ftrace/unwind_chain" >> "$runlist"
 		fi
 	fi
+	# Debian's own perf (7.3, trixie-backports) and newest trace-cmd (sid),
+	# as users have them, with their own loader and libraries; on guest.
+	if [ "$v" = guest ] && { want debian.perf || want debian.trace_cmd; }; then
+		if "$H/debian-tools.sh" > "$LOGS/debian-tools.out" 2>&1; then
+			files+=("$OUT/debian-tools/guest/:." "$H/guest/debian-perf-test.sh:usr/libexec/debian-perf-test.sh"
+				"$H/guest/trace-cmd-test.sh:usr/libexec/trace-cmd-test.sh")
+			# The benchmark's read loop: static, frame pointers, symbols.
+			gcc -static -nostdlib -ffreestanding -fno-stack-protector -no-pie -O2 -g \
+				-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall \
+				-I"$TREE/tools/testing/selftests/unwind" -o "$dir/readloop" "$H/bench/syscall.c" > "$dir/readloop.log" 2>&1 ||
+				die "$E_BUILD" "the read loop failed to build" "$dir/readloop.log"
+			files+=("$dir/readloop:usr/libexec/readloop")
+			! want debian.perf ||
+				echo "debian.perf $((tmo * 2)) sh /usr/libexec/debian-perf-test.sh /tests/ftrace/unwind_chain /usr/libexec/readloop" >> "$runlist"
+			! want debian.trace_cmd ||
+				echo "debian.trace_cmd $tmo env TRACE_CMD=trace-cmd-debian sh /usr/libexec/trace-cmd-test.sh /tests/ftrace/unwind_chain" >> "$runlist"
+		else
+			# Not a skip: the run fails, saying why.
+			cp "$LOGS/debian-tools.out" "$dir/debian-tools.out"
+			echo "debian.perf 10 tail -n 5 /usr/libexec/debian-tools.out; echo 'not ok 1 Debian tools could not be made (out/logs/debian-tools.log)'; exit 1" >> "$runlist"
+			files+=("$dir/debian-tools.out:usr/libexec/debian-tools.out")
+		fi
+	fi
 	[ "$v" != guest ] && [ "$(variant "$v" runs)" != distro ] || perf_regress_list
 	# One run per shell test, each with its own timeout, selected by
 	# the description perf test reads from the script's second line.
