@@ -61,6 +61,7 @@ help:
 	@echo '  BENCH_*         make bench settings (harness/bench.sh)'
 	@echo '  FUZZ_RUNS=n     make fuzz: inputs to run (default 10000000)'
 	@echo '  FUZZ_TIME=s     make fuzz: seconds to run instead (with FUZZ_RUNS: whichever ends first)'
+	@echo '  FUZZ_TARGET=eh_frame  make fuzz: the .eh_frame reader'"'"'s target instead (out/fuzz-eh_frame)'
 	@echo '  V=1             verbose kernel builds (kbuild)'
 
 deps:
@@ -108,7 +109,7 @@ distro-deb: tree
 sframe-host: tree
 	@$(H)/sframe-host.sh
 fuzz: tree
-	@$(H)/fuzz.sh
+	@$(H)/fuzz.sh $(if $(FUZZ_TARGET),--target $(FUZZ_TARGET))
 build-coverage: tree
 	@$(H)/build-coverage.sh
 clean:

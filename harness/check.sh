@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: everything `make demo` needs, then every test: the series' round
 # trip and checkpatch, its documentation built with Sphinx, the SFrame
-# parser's host-side tests and a short run of its fuzzer, the harness's own
+# parser's and the .eh_frame reader's host-side tests (the reader also
+# against readelf, on this machine's and Debian 13's binaries) and short
+# runs of their fuzzers, the harness's own
 # tests, the series' objects built with Debian's config, KUnit + selftests
 # (perf and ftrace included) on each variant that runs tests, perf's fallback
 # on the variant without the series, ftrace's own cases compared between the
@@ -91,6 +93,16 @@ elif [ $rc -ne 0 ]; then
 	record fuzz "$rc" "sframe.fuzz.smoke=fail"
 fi
 
+# The .eh_frame reader's libFuzzer target: the same, for 30 seconds.
+phase fuzz-smoke-eh_frame
+rc=0; FUZZ_TIME=${FUZZ_TIME:-30} "$H/fuzz.sh" --smoke --target eh_frame \
+	--json "$(run_dir fuzz-eh_frame)/result.json" || rc=$?
+if [ -f "$(run_dir fuzz-eh_frame)/result.json" ]; then
+	results+=("$(run_dir fuzz-eh_frame)/result.json")
+elif [ $rc -ne 0 ]; then
+	record fuzz-eh_frame "$rc" "eh_frame.fuzz.smoke=fail"
+fi
+
 # The static perf tool the selftests drive, built from the series' tree.
 phase perf-build
 rc=0; "$H/perf.sh" > /dev/null || rc=$?
@@ -100,6 +112,15 @@ rc=0; "$H/perf.sh" > /dev/null || rc=$?
 phase debian-tools
 rc=0; "$H/debian-tools.sh" || rc=$?
 [ $rc -eq 0 ] || record debian-tools "$rc" "debian.tools=fail"
+
+# The .eh_frame reader against readelf on those Debian 13 binaries.
+phase eh-frame-debian13
+rc=0; "$H/sframe-host.sh" --debian13 --json "$(run_dir eh-frame-debian13)/result.json" || rc=$?
+if [ -f "$(run_dir eh-frame-debian13)/result.json" ]; then
+	results+=("$(run_dir eh-frame-debian13)/result.json")
+elif [ $rc -ne 0 ]; then
+	record eh-frame-debian13 "$rc" "eh_frame.debian13.run=fail"
+fi
 
 # The series' objects with Debian's own config, W=1 and sparse.
 phase distro-objs

@@ -15,19 +15,34 @@
 # edges, ft: features, of the parser and the target), the corpus size and
 # the findings. The build and every run go to logs/fuzz.log.
 #
-# Usage: fuzz.sh [--smoke] [--json OUT]
+# With --target eh_frame, the same for the .eh_frame reader's target,
+# eh_frame_fuzz of tools/testing/eh_frame (kernel/unwind/eh_frame.c; see
+# eh_frame_fuzz.c), seeded with the headers and segments of this host's
+# vDSO, sort and true (eh_frame_dump --seed), its corpus in
+# out/fuzz-eh_frame and its log logs/fuzz-eh_frame.log.
+#
+# Usage: fuzz.sh [--smoke] [--target sframe|eh_frame] [--json OUT]
 #   --smoke	make check's run: fuzz-regress/, then FUZZ_TIME (default 45)
 #		seconds; FUZZ_RUNS only if it is set
-#   --json OUT	the results: sframe.fuzz.regress, and sframe.fuzz.smoke
-#		(--smoke) or sframe.fuzz.run
+#   --target T	the parser to fuzz (default sframe)
+#   --json OUT	the results: T.fuzz.regress, and T.fuzz.smoke (--smoke) or
+#		T.fuzz.run
 . "$(dirname "$0")/lib.sh"
 
-usage="usage: fuzz.sh [--smoke] [--json OUT] (FUZZ_RUNS=n or FUZZ_TIME=s in the environment)"
+usage="usage: fuzz.sh [--smoke] [--target sframe|eh_frame] [--json OUT] (FUZZ_RUNS=n or FUZZ_TIME=s in the environment)"
 smoke=""
 json=""
+target=sframe
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1; shift ;;
+	--target)
+		case ${2:-} in
+		sframe | eh_frame) target=$2 ;;
+		*) die "$E_USAGE" "--target takes sframe or eh_frame, not '${2:-}'; $usage" ;;
+		esac
+		shift 2
+		;;
 	--json)
 		[ -n "${2:-}" ] || die "$E_USAGE" "--json needs a file; $usage"
 		json=$2
@@ -50,18 +65,29 @@ if [ -n "$smoke" ]; then
 elif [ -z "$runs" ] && [ -z "$secs" ]; then
 	runs=10000000
 fi
-test_name=sframe.fuzz.run
-[ -z "$smoke" ] || test_name=sframe.fuzz.smoke
+test_name=$target.fuzz.run
+[ -z "$smoke" ] || test_name=$target.fuzz.smoke
 
-dir=$TREE/tools/testing/sframe
-log=$LOGS/fuzz.log
-fuzz=$OUT/fuzz
+name=${target}_fuzz
+if [ "$target" = sframe ]; then
+	dir=$TREE/tools/testing/sframe
+	log=$LOGS/fuzz.log
+	fuzz=$OUT/fuzz
+	seed_need="the seeds need gcc with binutils 2.40 or later"
+	rname=fuzz
+else
+	dir=$TREE/tools/testing/eh_frame
+	log=$LOGS/fuzz-eh_frame.log
+	fuzz=$OUT/fuzz-eh_frame
+	seed_need="the seeds come from this host's vDSO, sort and true"
+	rname=fuzz-eh_frame
+fi
 corpus=$fuzz/corpus
 seeds=$fuzz/seeds
 crashes=$fuzz/crashes
 
-if [ ! -f "$dir/sframe_fuzz.c" ]; then
-	warn "no tools/testing/sframe/sframe_fuzz.c in $TREE (an older series): nothing to fuzz"
+if [ ! -f "$dir/$name.c" ]; then
+	warn "no ${dir#"$TREE"/}/$name.c in $TREE (an older series): nothing to fuzz"
 	exit 0
 fi
 
@@ -74,26 +100,26 @@ record() {
 	[ -n "$json" ] || return 0
 	for t in "$@"; do args+=(--test "$t"); done
 	[ -z "$msg" ] || args+=(--message "$msg")
-	python3 "$H/report.py" record --name fuzz --json "$json" --class "$cls" "${args[@]}"
+	python3 "$H/report.py" record --name "$rname" --json "$json" --class "$cls" "${args[@]}"
 }
 
 # finding_in LINE: the first line of the finding after LINE of the log.
 finding_in() {
 	tail -n "+$1" "$log" |
 		grep -m 1 -E 'FINDING:|ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer)|runtime error:' |
-		sed 's/^sframe_fuzz: //' || true
+		sed "s/^$name: //" || true
 }
 
 clang=${CLANG:-clang}
 if ! command -v "$clang" > /dev/null; then
-	record "$E_DEPENDENCIES" "sframe.fuzz.build=fail"
+	record "$E_DEPENDENCIES" "$target.fuzz.build=fail"
 	die "$E_DEPENDENCIES" "no $clang (make deps: clang, libclang-rt-dev)"
 fi
 : > "$log"
 # Say so plainly when clang lacks libFuzzer (or the sanitizers' runtimes).
 if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' |
 	"$clang" -fsanitize=fuzzer,address,undefined -x c - -o /dev/null >> "$log" 2>&1; then
-	record "$E_DEPENDENCIES" "sframe.fuzz.build=fail"
+	record "$E_DEPENDENCIES" "$target.fuzz.build=fail"
 	die "$E_DEPENDENCIES" "$clang cannot link a libFuzzer target (make deps: libclang-rt-dev)" "$log"
 fi
 
@@ -104,21 +130,21 @@ t0=$(date +%s)
 mkdir -p "$corpus" "$crashes"
 rm -rf "$seeds"
 # From clean (-B): the binary must be the tree's parser, built with these
-# flags. sframe_test of make sframe-host is left alone.
+# flags. The host tests of make sframe-host are left alone.
 printf -- '----- make fuzz seeds -----\n' >> "$log"
 if ! make -B -C "$dir" fuzz seeds SEEDS="$seeds" >> "$log" 2>&1; then
-	record "$E_BUILD" "sframe.fuzz.build=fail"
-	die "$E_BUILD" "sframe_fuzz or its seeds do not build (the seeds need gcc with binutils 2.40 or later)" "$log"
+	record "$E_BUILD" "$target.fuzz.build=fail"
+	die "$E_BUILD" "$name or its seeds do not build ($seed_need)" "$log"
 fi
-bin=$dir/sframe_fuzz
+bin=$dir/$name
 
 # The regression inputs: each runs once; a finding names the input.
 mapfile -t regress < <(find "$dir/fuzz-regress" -type f 2> /dev/null | sort)
 if [ ${#regress[@]} -eq 0 ]; then
-	record "$E_NO_TESTS" "sframe.fuzz.regress=fail"
+	record "$E_NO_TESTS" "$target.fuzz.regress=fail"
 	die "$E_NO_TESTS" "no regression inputs in $dir/fuzz-regress"
 fi
-printf -- '----- sframe_fuzz fuzz-regress/ (%d inputs) -----\n' "${#regress[@]}" >> "$log"
+printf -- '----- %s fuzz-regress/ (%d inputs) -----\n' "$name" "${#regress[@]}" >> "$log"
 start=$(($(wc -l < "$log") + 1))
 rc=0
 (cd "$fuzz" && timeout 300 "$bin" -artifact_prefix="$crashes/" -timeout=20 "${regress[@]}") \
@@ -128,10 +154,10 @@ if [ $rc -ne 0 ] || [ "$ran" -ne ${#regress[@]} ]; then
 	bad=$(tail -n "+$start" "$log" | sed -n 's/^Running: //p' | tail -n 1)
 	what=$(finding_in "$start")
 	msg="regression input ${bad:-?}: ${what:-exit $rc}"
-	record "$E_TEST_FAILURE" "sframe.fuzz.regress=fail"
+	record "$E_TEST_FAILURE" "$target.fuzz.regress=fail"
 	die "$E_TEST_FAILURE" "regression input ${bad:-?} fails: ${what:-exit $rc} ($ran of ${#regress[@]} inputs ran; reproduce: $bin $bad)" "$log"
 fi
-info "sframe_fuzz: ${#regress[@]} regression inputs pass"
+info "$name: ${#regress[@]} regression inputs pass"
 
 # The fuzzing run, in one process (no -jobs, no -fork).
 opts=(-artifact_prefix="$crashes/" -timeout=20 -print_final_stats=1)
@@ -145,7 +171,7 @@ if [ -n "$secs" ]; then
 fi
 # The regression inputs start the run too: they reach the parser's checks
 # of overlapping rows and empty functions, which the seeds do not.
-printf -- '----- sframe_fuzz %s CORPUS SEEDS REGRESS -----\n' "${opts[*]}" >> "$log"
+printf -- '----- %s %s CORPUS SEEDS REGRESS -----\n' "$name" "${opts[*]}" >> "$log"
 start=$(($(wc -l < "$log") + 1))
 info "fuzzing: ${limit[*]}; corpus $corpus ($(find "$corpus" -type f | wc -l) inputs)"
 f0=$(date +%s)
@@ -174,7 +200,7 @@ merged=$fuzz/corpus.merge
 if [ -z "$failed" ]; then
 	rm -rf "$merged"
 	mkdir -p "$merged"
-	printf -- '----- sframe_fuzz -merge=1 (minimise the corpus) -----\n' >> "$log"
+	printf -- '----- %s -merge=1 (minimise the corpus) -----\n' "$name" >> "$log"
 	if (cd "$fuzz" && timeout 600 "$bin" -merge=1 -timeout=20 "$merged" "$corpus") \
 		>> "$log" 2>&1; then
 		rm -rf "$corpus"
@@ -192,11 +218,11 @@ info "corpus: $ncorpus inputs (${kib} KiB, $nfiles files before minimising) in $
 	"crashes found: ${#found[@]}"
 if [ -n "$failed" ]; then
 	msg="${what:-exit $rc}${found[0]:+; input: ${found[0]}}"
-	record "$E_TEST_FAILURE" "sframe.fuzz.regress=pass" "$test_name=fail"
+	record "$E_TEST_FAILURE" "$target.fuzz.regress=pass" "$test_name=fail"
 	if [ ${#found[@]} -gt 0 ]; then
-		die "$E_TEST_FAILURE" "sframe_fuzz: ${what:-a finding}; input: ${found[*]} (reproduce: $bin ${found[0]})" "$log"
+		die "$E_TEST_FAILURE" "$name: ${what:-a finding}; input: ${found[*]} (reproduce: $bin ${found[0]})" "$log"
 	fi
-	die "$E_TEST_FAILURE" "sframe_fuzz failed (exit $rc) without writing an input${what:+: $what}" "$log"
+	die "$E_TEST_FAILURE" "$name failed (exit $rc) without writing an input${what:+: $what}" "$log"
 fi
-record 0 "sframe.fuzz.regress=pass" "$test_name=pass"
-info "sframe fuzz: pass ($(($(date +%s) - t0))s, log: $log)"
+record 0 "$target.fuzz.regress=pass" "$test_name=pass"
+info "$target fuzz: pass ($(($(date +%s) - t0))s, log: $log)"

@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# The SFrame parser's host-side tests: tools/testing/sframe of out/tree
-# builds kernel/unwind/sframe.c in user space (ASan and UBSan, a checked
-# user-access shim) with its unit tests, and runs them. Each TAP result
-# becomes the test sframe.host.NAME (a skip is a failure); the build and
-# the run go to logs/sframe-host.log. A tree without tools/testing/sframe
-# (an older series) has nothing to run: that is said, and nothing recorded.
-# Usage: sframe-host.sh [--json OUT]
+# The parsers' host-side tests: tools/testing/sframe of out/tree builds
+# kernel/unwind/sframe.c in user space (ASan and UBSan, a checked
+# user-access shim) with its unit tests, and runs them; tools/testing/
+# eh_frame does the same for kernel/unwind/eh_frame.c, and compares its
+# answers with readelf's decoding of this machine's libc, libm,
+# libstdc++, bash, sort, python3 and vDSO (eh_frame_oracle.py). Each TAP
+# result becomes the test sframe.host.NAME, eh_frame.host.NAME or
+# eh_frame.NAME (oracle_FILE; a skip is a failure); the builds and the
+# runs go to logs/sframe-host.log. A tree without tools/testing/sframe
+# (an older series) has nothing to run: that is said, and nothing
+# recorded; one without tools/testing/eh_frame runs the SFrame tests only.
+#
+# With --debian13, only the oracle runs, on the Debian 13 programs and
+# libraries debian-tools.sh staged (perf 7.3, trace-cmd 3.4 and every
+# library they load: glibc 2.41, libstdc++, libpython3.13, liblzma, ...),
+# as the tests eh_frame.debian13.oracle_FILE.
+# Usage: sframe-host.sh [--debian13] [--json OUT]
 . "$(dirname "$0")/lib.sh"
 
+debian13=""
+if [ "${1:-}" = --debian13 ]; then
+	debian13=1
+	shift
+fi
 json_arg sframe-host.sh "$@"
 dir=$TREE/tools/testing/sframe
 log=$LOGS/sframe-host.log
@@ -25,66 +40,106 @@ record() {
 	shift
 	[ -n "$json" ] || return 0
 	for t in "$@"; do args+=(--test "$t"); done
-	python3 "$H/report.py" record --name sframe-host --json "$json" --class "$cls" "${args[@]}"
+	python3 "$H/report.py" record --name "sframe-host${debian13:+-debian13}" --json "$json" --class "$cls" "${args[@]}"
 }
 
 t0=$(date +%s)
-# From clean: the binary must be the tree's parser, built with these flags.
-if ! { make -C "$dir" clean && make -C "$dir"; } > "$log" 2>&1; then
+# From clean: the binaries must be the tree's parsers, built with these flags.
+if [ -n "$debian13" ]; then
+	: # the oracle's build below
+elif ! { make -C "$dir" clean && make -C "$dir"; } > "$log" 2>&1; then
 	record "$E_BUILD" "sframe.host.build=fail"
 	die "$E_BUILD" "tools/testing/sframe does not build" "$log"
 fi
-
-printf -- '----- ./sframe_test -----\n' >> "$log"
-start=$(($(wc -l < "$log") + 1))
-rc=0
-(cd "$dir" && timeout 300 ./sframe_test) >> "$log" 2>&1 || rc=$?
+ehdir=$TREE/tools/testing/eh_frame
+[ -f "$ehdir/Makefile" ] || ehdir=""
+[ -n "$ehdir" ] || [ -z "$debian13" ] ||
+	die "$E_NO_TESTS" "no tools/testing/eh_frame in $TREE: no oracle to run"
+[ -z "$debian13" ] || : > "$log"
+if [ -n "$ehdir" ] && ! { make -C "$ehdir" clean && make -C "$ehdir"; } >> "$log" 2>&1; then
+	record "$E_BUILD" "eh_frame.host.build=fail"
+	die "$E_BUILD" "tools/testing/eh_frame does not build" "$log"
+fi
 
 # TAP: "ok N name", "not ok N name", "... # SKIP why", and the plan "1..N".
 result_re='^(not ok|ok)[[:space:]]+[0-9]+[[:space:]]+(-[[:space:]]+)?([^#]*[^#[:space:]])[[:space:]]*(#[[:space:]]*([A-Za-z]*).*)?$'
-plan=""
 tests=()
 npass=0
 failed=()
-while IFS= read -r line; do
-	line=${line%$'\r'}
-	if [[ $line =~ ^1\.\.([0-9]+) ]]; then
-		plan=${BASH_REMATCH[1]}
-	elif [[ $line =~ $result_re ]]; then
-		name=${BASH_REMATCH[3]#global.}
-		directive=${BASH_REMATCH[5]^^}
-		if [ "${BASH_REMATCH[1]}" = ok ] && [ "$directive" != SKIP ]; then
-			tests+=("sframe.host.$name=pass")
-			npass=$((npass + 1))
-		else
-			tests+=("sframe.host.$name=fail")
-			failed+=("$name${directive:+ ($directive)}")
+problems=()
+
+# run_tap PREFIX DIR COMMAND...: run COMMAND in DIR, its TAP results as
+# tests PREFIX.NAME; a run that crashes, prints sanitizer output, gives
+# fewer results than its plan or exits non-zero without a failed result
+# is a problem (PREFIX.run fails).
+run_tap() {
+	local prefix=$1 where=$2 start rc=0 plan="" line name directive n=0 nfail=0 bad=()
+	shift 2
+	printf -- '----- %s -----\n' "$*" >> "$log"
+	start=$(($(wc -l < "$log") + 1))
+	(cd "$where" && timeout 600 "$@") >> "$log" 2>&1 || rc=$?
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		if [[ $line =~ ^1\.\.([0-9]+) ]]; then
+			plan=${BASH_REMATCH[1]}
+		elif [[ $line =~ $result_re ]]; then
+			name=${BASH_REMATCH[3]#global.}
+			directive=${BASH_REMATCH[5]^^}
+			n=$((n + 1))
+			if [ "${BASH_REMATCH[1]}" = ok ] && [ "$directive" != SKIP ]; then
+				tests+=("$prefix.$name=pass")
+				npass=$((npass + 1))
+			else
+				tests+=("$prefix.$name=fail")
+				failed+=("$prefix.$name${directive:+ ($directive)}")
+				nfail=$((nfail + 1))
+			fi
 		fi
+	done < <(tail -n "+$start" "$log")
+
+	if [ -z "$plan" ]; then
+		bad+=("no TAP plan")
+	elif [ "$n" -ne "$plan" ]; then
+		bad+=("$n of $plan results")
 	fi
-done < <(tail -n "+$start" "$log")
+	if tail -n "+$start" "$log" | grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:'; then
+		bad+=("sanitizer output")
+	fi
+	[ $rc -eq 0 ] || [ "$nfail" -gt 0 ] || bad+=("exit status $rc")
+	if [ ${#bad[@]} -gt 0 ]; then
+		tests+=("$prefix.run=fail")
+		problems+=("${bad[@]/#/$prefix: }")
+	fi
+}
+
+if [ -n "$debian13" ]; then
+	# Each staged file once, by name (both programs load the same libc).
+	mapfile -t files < <(find "$OUT/debian-tools/guest/debian" -type f \
+		\( -path '*/lib/*' -o -path '*/bin/*' \) 2> /dev/null |
+		awk -F/ '!seen[$NF]++' | sort)
+	[ ${#files[@]} -gt 0 ] ||
+		die "$E_NO_TESTS" "nothing staged in $OUT/debian-tools/guest/debian (run harness/debian-tools.sh)"
+	run_tap eh_frame.debian13 "$ehdir" python3 eh_frame_oracle.py ./eh_frame_dump "${files[@]}"
+	grep -E '^# [^ :]+: [0-9]+ FDEs, [0-9]+ rows; ' "$log" | sed 's/^# /    readelf vs reader: /' || true
+else
+	run_tap sframe.host "$dir" ./sframe_test
+fi
+if [ -n "$ehdir" ] && [ -z "$debian13" ]; then
+	run_tap eh_frame.host "$ehdir" ./eh_frame_test
+	run_tap eh_frame "$ehdir" python3 eh_frame_oracle.py ./eh_frame_dump
+	# The oracle's figures, one line per file.
+	grep -E '^# [^ :]+: [0-9]+ FDEs, [0-9]+ rows; ' "$log" | sed 's/^# /    readelf vs reader: /' || true
+fi
 
 if [ ${#tests[@]} -eq 0 ]; then
 	record "$E_NO_TESTS" "sframe.host.run=fail"
-	die "$E_NO_TESTS" "sframe_test ran no test (exit $rc)" "$log"
+	die "$E_NO_TESTS" "the host tests ran no test" "$log"
 fi
-
-# The run itself: a crash before the end, sanitizer output, a bad exit.
-problems=()
-if [ -z "$plan" ]; then
-	problems+=("no TAP plan")
-elif [ "${#tests[@]}" -ne "$plan" ]; then
-	problems+=("${#tests[@]} of $plan results")
-fi
-if tail -n "+$start" "$log" | grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:'; then
-	problems+=("sanitizer output")
-fi
-[ $rc -eq 0 ] || [ ${#failed[@]} -gt 0 ] || problems+=("exit status $rc")
-[ ${#problems[@]} -eq 0 ] || tests+=("sframe.host.run=fail")
 dt=$(($(date +%s) - t0))
 record 0 "${tests[@]}"
 extra=""
 for p in "${problems[@]}"; do extra+=", $p"; done
-info "sframe host tests: $npass passed, ${#failed[@]} failed$extra (${dt}s, log: $log)"
+info "parser host tests: $npass passed, ${#failed[@]} failed$extra (${dt}s, log: $log)"
 if [ ${#failed[@]} -gt 0 ] || [ ${#problems[@]} -gt 0 ]; then
 	[ ${#failed[@]} -eq 0 ] || warn "failed: ${failed[*]}"
 	show_tail "$log"
