@@ -166,6 +166,18 @@ hgit() {
 		-c commit.gpgsign=false -c advice.detachedHead=false "$@"
 }
 
+# stale_int3 CONSOLE: "stale" if the console's first Oops is an int3 trap
+# whose instruction byte (the one before the <..> of its Code: line) is not
+# 0xcc: the CPU ran an int3 that memory no longer holds.
+stale_int3() {
+	awk '/Oops: int3/ { seen = 1; next }
+	     seen && /^Code: / {
+		for (i = 2; i <= NF; i++)
+			if ($i ~ /^</) { print ($(i - 1) != "cc" ? "stale" : "int3"); exit }
+		exit
+	     }' "$1" 2> /dev/null
+}
+
 # json_arg SCRIPT [ARGS...]: the one optional argument of a make check step,
 # "--json OUT", where the step writes its result for the summary: sets json
 # to OUT, or to "" without it; anything else is a usage error.
