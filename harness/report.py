@@ -85,6 +85,12 @@ PLAN = re.compile(r"^(?P<ind>\s*)1\.\.(?P<n>\d+)")
 SUBTEST = re.compile(r"^\s*#\s*Subtest:\s*(?P<name>.+?)\s*$")
 
 
+# A failed test's diagnostic lines kept, and the failed tests whose lines
+# the summary prints.
+LOG_LINES = 12
+MAX_FAILURE_LOGS = 10
+
+
 def strip_ts(line):
     return TIMESTAMP.sub("", line.rstrip("\r\n"))
 
@@ -109,12 +115,14 @@ def parse_tap(lines, prefix=""):
     A result line with deeper result lines just before it is a parent (a suite);
     its children are named parent.child. A failed parent whose children all
     passed is a failure of its own (e.g. a suite init error). A plan that
-    promises more results than arrived adds a failure.
+    promises more results than arrived adds a failure. A failed test keeps
+    the last LOG_LINES diagnostic ("#") lines before its result as "log".
     """
-    results = []            # dicts: depth, status, name, detail, leaf
+    results = []            # dicts: depth, status, name, detail, leaf, log
     plans = {}              # depth -> planned count, for the open block
     counts = {}             # depth -> results seen in the open block
     missing = []
+    notes = []              # diagnostic lines since the last result
     for raw in lines:
         line = strip_ts(raw)
         m = PLAN.match(line)
@@ -125,6 +133,8 @@ def parse_tap(lines, prefix=""):
             continue
         m = RESULT.match(line)
         if not m:
+            if line.lstrip().startswith("#"):
+                notes = (notes + [line.strip()])[-LOG_LINES:]
             continue
         d = len(m.group("ind"))
         counts[d] = counts.get(d, 0) + 1
@@ -148,7 +158,9 @@ def parse_tap(lines, prefix=""):
                 break
             children.append(r)
         entry = {"depth": d, "status": status, "name": name,
-                 "detail": (m.group("why") or "").strip(), "leaf": not children}
+                 "detail": (m.group("why") or "").strip(), "leaf": not children,
+                 "log": notes if status == "fail" else []}
+        notes = []
         for c in children:
             c["name"] = name + "." + c["name"]
         results.append(entry)
@@ -161,11 +173,33 @@ def parse_tap(lines, prefix=""):
             missing.append("%d of %d planned results missing" %
                            (plans[d] - counts.get(d, 0), plans[d]))
     tests = [{"name": prefix + r["name"], "status": r["status"],
-              "detail": r["detail"]} for r in results if r["leaf"]]
+              "detail": r["detail"], "log": r["log"]}
+             for r in results if r["leaf"]]
     for msg in missing:
         tests.append({"name": prefix + "plan", "status": "fail",
                       "detail": msg})
     return tests
+
+
+def print_failure_logs(runs, out=None):
+    """The diagnostic lines of the first failed tests, for the end of a log
+    that may be read only in part (CI's)."""
+    out = out or sys.stdout
+    shown = 0
+    for res in runs:
+        for t in res["tests"]:
+            if t["status"] != "fail" or not t.get("log"):
+                continue
+            if shown == MAX_FAILURE_LOGS:
+                print("  (more in the runs' results.log)", file=out)
+                return
+            if not shown:
+                print("Failed tests, with their last diagnostic lines:",
+                      file=out)
+            print("  %s: %s" % (res["run"], t["name"]), file=out)
+            for line in t["log"]:
+                print("    %s" % line, file=out)
+            shown += 1
 
 
 def split_blocks(lines):
@@ -417,9 +451,11 @@ def cmd_compare(args):
 def cmd_summary(args):
     total = {"pass": 0, "fail": 0, "skip": 0, "xfail": 0}
     first = E_OK
+    runs = []
     for path in args.json:
         with open(path) as f:
             res = json.load(f)
+        runs.append(res)
         c = counts(res["tests"])
         for k in total:
             total[k] += c[k]
@@ -435,6 +471,7 @@ def cmd_summary(args):
         print("  skipped tests fail the run (set ALLOW_SKIP=1 to allow)")
     if first == E_OK and total["pass"] == 0:
         first = E_NOTESTS
+    print_failure_logs(runs)
     if first != E_OK:
         print("FAILED (%s): see the lines above" %
               CLASS_NAMES.get(first, "exit %d" % first))

@@ -195,6 +195,27 @@ class Summary(unittest.TestCase):
         self.assertEqual(rc, report.E_KERNEL)
         self.assertEqual(last, "15 passed, 1 failed")
 
+    def test_failed_tests_diagnostics_before_the_closing_line(self):
+        import io
+        import contextlib
+        bad = run("clean-console.log", "failed-results.log")
+        failed = [t for t in bad["tests"] if t["status"] == "fail"]
+        self.assertEqual(failed[0]["log"][-2:], [
+            "# unwind_deferred.c:120:cookie_same:Expected c1 (0x100000001) "
+            "== c2 (0x300000001)",
+            "#          FAIL  global.cookie_same"])
+        self.assertTrue(all(not t["log"] for t in bad["tests"]
+                            if t["status"] == "pass"))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            report.print_failure_logs([bad])
+        lines = out.getvalue().splitlines()
+        self.assertIn("  t: unwind.unwind_deferred.global.cookie_same", lines)
+        self.assertIn("    # unwind_deferred.c:120:cookie_same:Expected c1 "
+                      "(0x100000001) == c2 (0x300000001)", lines)
+        rc, last = self.summarise([bad])
+        self.assertEqual(last, "7 passed, 1 failed")
+
     def test_skips_fail_unless_allowed(self):
         sk = run("clean-console.log", "skipped-results.log")
         rc, last = self.summarise([sk])
