@@ -17,8 +17,14 @@
 # a global atomic counter. Tables: out/bench/core.txt (raw lines:
 # out/bench/core-raw.txt).
 #
+# debian13: the acceptance test of harness/guest/debian13-test.sh on every
+# Debian 13 program it knows (python3, xz, gzip, sort, bash, sqlite3, and
+# the frame-pointer control), in two guests: the series' default and
+# booted with eh_frame_probe=0 (.eh_frame off). Table: out/bench/debian13.txt
+# (raw: the two runs' results.log under out/runs/bench-debian13-*).
+#
 # Usage: bench.sh    (settings from the environment, defaults in brackets:
-#   BENCH_TABLES ["perf core"] which guests to run
+#   BENCH_TABLES ["perf core debian13"] which guests to run
 #   BENCH_REPS [10]  BENCH_PERIOD [250000] cpu-clock ns per sample (4 kHz)
 #   BENCH_DWARF_SIZE [8192] bytes of user stack per sample with dwarf
 #   BENCH_SYSCALL ["100 67108864"] LOOPS BYTES
@@ -44,7 +50,7 @@
 B=$OUT/bench
 usage="usage: bench.sh (no arguments; BENCH_* settings: see its header)"
 [ $# -eq 0 ] || die "$E_USAGE" "$usage"
-tables=${BENCH_TABLES:-perf core}
+tables=${BENCH_TABLES:-perf core debian13}
 reps=${BENCH_REPS:-10}
 period=${BENCH_PERIOD:-250000}
 dwarf=${BENCH_DWARF_SIZE:-8192}
@@ -76,7 +82,10 @@ number BENCH_PERIOD "$period"
 number BENCH_DWARF_SIZE "$dwarf"
 number BENCH_TIMEOUT "$tmo"
 for t in $tables; do
-	[ "$t" = perf ] || [ "$t" = core ] || die "$E_USAGE" "BENCH_TABLES: '$t' is neither perf nor core; $usage"
+	case $t in
+	perf | core | debian13) ;;
+	*) die "$E_USAGE" "BENCH_TABLES: '$t' is not perf, core or debian13; $usage" ;;
+	esac
 done
 [ -n "$tables" ] || die "$E_USAGE" "BENCH_TABLES is empty; $usage"
 number BENCH_CORE_ROUNDS "$c_rounds"
@@ -197,12 +206,37 @@ PARAMS
 		die "$E_TEST_FAILURE" "the core figures are incomplete or wrong (raw: $B/core-raw.txt)"
 }
 
+# The Debian 13 acceptance test, with every program, .eh_frame on and off.
+# The run with .eh_frame off fails its checks by design: only its figures
+# are taken.
+bench_debian13() {
+	local onoff append rc
+	phase selftests
+	"$H/selftests.sh" guest > /dev/null
+	for onoff in on off; do
+		append=${BOOT_APPEND:-}
+		[ "$onoff" = on ] || append="$append eh_frame_probe=0"
+		rc=0
+		BOOT_APPEND=$append DEBIAN13_PROGRAMS="python3 xz gzip sort bash sqlite3 control" \
+			"$H/guest-run.sh" guest "bench-debian13-$onoff" --only 'debian13.*' > "$B/debian13-$onoff.log" 2>&1 || rc=$?
+		grep -q '^# RESULT ' "$(run_dir "bench-debian13-$onoff")/results.log" 2> /dev/null ||
+			die "$E_TEST_FAILURE" "the Debian 13 run ($onoff) has no figures (exit $rc)" "$B/debian13-$onoff.log"
+		[ "$onoff" = off ] || [ $rc -eq 0 ] ||
+			warn "debian13: a check failed with .eh_frame on (see $(run_dir bench-debian13-on)/results.log)"
+	done
+	phase_end
+	python3 "$H/bench/debian13_table.py" "$(run_dir bench-debian13-on)/results.log" \
+		"$(run_dir bench-debian13-off)/results.log" "$B/debian13.txt" ||
+		die "$E_TEST_FAILURE" "the Debian 13 figures are incomplete" "$B/debian13.txt"
+}
+
 done_tables=""
 for t in $tables; do
 	"bench_$t"
 	case $t in
 	perf) done_tables="$done_tables $B/table.txt (raw: $B/raw.txt)" ;;
 	core) done_tables="$done_tables $B/core.txt (raw: $B/core-raw.txt)" ;;
+	debian13) done_tables="$done_tables $B/debian13.txt" ;;
 	esac
 done
 info "tables:$done_tables ($(( $(date +%s) - t_start ))s)"

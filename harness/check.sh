@@ -9,7 +9,8 @@
 # (perf and ftrace included) on each variant that runs tests, perf's fallback
 # on the variant without the series, ftrace's own cases compared between the
 # base kernel and the series', the benchmarks' smoke runs through their table
-# scripts, and the build-only variants. Ends with
+# scripts, the acceptance test on a Debian 13 user space (in the guest
+# run), and the build-only variants. Ends with
 # "N passed, N failed" and exits with the class of the first failure.
 . "$(dirname "$0")/lib.sh"
 

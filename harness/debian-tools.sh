@@ -10,7 +10,14 @@
 # with the loader and the libraries ldd names, under out/debian-tools/guest/,
 # which guest-run.sh packs as /debian/ with the wrappers /usr/bin/perf-debian
 # and /usr/bin/trace-cmd-debian (the root's loader, the root's libraries).
-# Made once; made again when a pin or the mirror changes.
+# For the acceptance test on a Debian 13 user space (guest/debian13-test.sh),
+# the perf root also gets trixie's python3-minimal, xz-utils and sqlite3;
+# perf and the programs it profiles (python3.13, xz, gzip, sort, bash,
+# sqlite3) are staged with their libraries at their own paths, and
+# python3.13's standard library, under out/debian-tools/guest/debian/root,
+# a root the guest chroots into: there they run as on Debian 13, loaded by
+# the kernel and Debian's own loader.
+# Made once; made again when a pin, the program list or the mirror changes.
 #
 # Usage: debian-tools.sh   (prints the staged versions)
 #   DEB_MIRROR=URL  the archive (default: deb.debian.org)
@@ -33,7 +40,10 @@ done
 dt=$OUT/debian-tools
 stage=$dt/guest
 log=$LOGS/debian-tools.log
-stamp="perf=$PERF_PIN trace-cmd=$TRACE_CMD_PIN mirror=$mirror"
+# The acceptance test's programs: trixie packages, and the paths staged.
+ROOT_PACKAGES="python3-minimal xz-utils sqlite3"
+ROOT_PROGRAMS="/usr/bin/dash /usr/bin/python3.13 /usr/bin/xz /usr/bin/gzip /usr/bin/sort /usr/bin/bash /usr/bin/sqlite3"
+stamp="perf=$PERF_PIN layout=2 trace-cmd=$TRACE_CMD_PIN root=$ROOT_PACKAGES:$ROOT_PROGRAMS mirror=$mirror"
 if [ -f "$stage/debian/stamp" ] && [ "$(cat "$stage/debian/stamp")" = "$stamp" ]; then
 	cat "$stage/debian/versions"
 	exit 0
@@ -110,6 +120,26 @@ stage() {
 	chmod +x "$stage/usr/bin/$name-debian"
 }
 
+# stage_root ROOT PROGRAM...: each PROGRAM of ROOT and the libraries ldd
+# names, at their own paths under debian/root, with Debian's merged /usr.
+stage_root() {
+	local root=$1 sr=$stage/debian/root p l
+	shift
+	mkdir -p "$sr/usr/bin" "$sr/usr/lib" "$sr/usr/lib64" "$sr/etc" "$sr/proc" "$sr/sys" "$sr/dev" "$sr/tmp"
+	for l in bin lib lib64; do [ -e "$sr/$l" ] || ln -s "usr/$l" "$sr/$l"; done
+	for p in "$@"; do
+		mkdir -p "$sr$(dirname "$p")"
+		cp -L "$root$p" "$sr$p" || die "$E_DEPENDENCIES" "no $p in the root"
+		in_root "$root" ldd "$p" > "$dt/root.ldd" 2>> "$log" ||
+			die "$E_DEPENDENCIES" "ldd $p in the root failed" "$log"
+		grep -q 'not found' "$dt/root.ldd" &&
+			die "$E_DEPENDENCIES" "$p misses libraries: $(grep 'not found' "$dt/root.ldd" | tr -d '\t')"
+		for l in $(awk '$2 == "=>" { print $3; next } /^\t\// { print $1 }' "$dt/root.ldd"); do
+			[ -e "$sr$l" ] || { mkdir -p "$sr$(dirname "$l")" && cp -L "$root$l" "$sr$l"; }
+		done
+	done
+}
+
 rm -rf "$stage"
 mkdir -p "$stage/debian"
 
@@ -122,7 +152,30 @@ perf_bin=/usr/bin/perf
 file -L "$dt/root-perf$perf_bin" | grep -q ELF ||
 	perf_bin=$(cd "$dt/root-perf" && ls usr/bin/perf_[0-9]* 2> /dev/null | sed 's|^|/|' | sort -V | tail -n 1)
 [ -n "$perf_bin" ] || die "$E_DEPENDENCIES" "no perf binary in linux-perf $perf_ver"
-stage "$dt/root-perf" "$perf_bin" perf
+
+phase debian-tools-root
+# shellcheck disable=SC2086 # one word per package
+in_root "$dt/root-perf" apt-get install -y --no-install-recommends $ROOT_PACKAGES >> "$log" 2>&1 ||
+	die "$E_DEPENDENCIES" "apt-get install $ROOT_PACKAGES (trixie) failed" "$log"
+# shellcheck disable=SC2086 # one word per program
+stage_root "$dt/root-perf" "$perf_bin" $ROOT_PROGRAMS
+# perf-debian outside the root: the root's perf, loader and libraries.
+in_root "$dt/root-perf" ldd "$perf_bin" > "$dt/perf.ldd" 2>> "$log"
+libdirs=$(awk '$2 == "=>" { print $3 }' "$dt/perf.ldd" | xargs -n 1 dirname | sort -u |
+	sed 's|^|/debian/root|' | paste -sd:)
+mkdir -p "$stage/usr/bin"
+cat > "$stage/usr/bin/perf-debian" <<EOF
+#!/bin/sh
+# Debian's perf, run by its own loader with its own libraries.
+exec /debian/root/lib64/ld-linux-x86-64.so.2 --library-path $libdirs /debian/root$perf_bin "\$@"
+EOF
+chmod +x "$stage/usr/bin/perf-debian"
+[ "$perf_bin" = /usr/bin/perf ] || ln -s "$(basename "$perf_bin")" "$stage/debian/root/usr/bin/perf"
+ln -s python3.13 "$stage/debian/root/usr/bin/python3"
+ln -s dash "$stage/debian/root/usr/bin/sh"
+cp -a "$dt/root-perf/usr/lib/python3.13" "$stage/debian/root/usr/lib/"
+root_vers=$(in_root "$dt/root-perf" dpkg-query -W -f='${Package} ${Version}\n' \
+	python3.13-minimal xz-utils gzip coreutils bash sqlite3 libc6 | paste -sd, | sed 's/,/, /g')
 
 phase debian-tools-trace-cmd
 debian_root "$dt/root-trace-cmd"
@@ -133,6 +186,7 @@ phase_end
 {
 	echo "linux-perf $perf_ver (trixie-backports, pinned $PERF_PIN): $perf_bin"
 	echo "trace-cmd $tc_ver (sid, pinned $TRACE_CMD_PIN)"
+	echo "acceptance root (trixie): $root_vers"
 } > "$stage/debian/versions"
 echo "$stamp" > "$stage/debian/stamp"
 rm -rf "$dt/root-perf" "$dt/root-trace-cmd"

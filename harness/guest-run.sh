@@ -161,7 +161,7 @@ tests|distro)
 	fi
 	# Debian's own perf (7.3, trixie-backports) and newest trace-cmd (sid),
 	# as users have them, with their own loader and libraries; on guest.
-	if [ "$v" = guest ] && { want debian.perf || want debian.trace_cmd; }; then
+	if [ "$v" = guest ] && { want debian.perf || want debian.trace_cmd || want debian13.accept; }; then
 		if "$H/debian-tools.sh" > "$LOGS/debian-tools.out" 2>&1; then
 			files+=("$OUT/debian-tools/guest/:." "$H/guest/debian-perf-test.sh:usr/libexec/debian-perf-test.sh"
 				"$H/guest/trace-cmd-test.sh:usr/libexec/trace-cmd-test.sh")
@@ -175,6 +175,19 @@ tests|distro)
 				echo "debian.perf $((tmo * 2)) sh /usr/libexec/debian-perf-test.sh /tests/ftrace/unwind_chain /usr/libexec/readloop" >> "$runlist"
 			! want debian.trace_cmd ||
 				echo "debian.trace_cmd $tmo env TRACE_CMD=trace-cmd-debian sh /usr/libexec/trace-cmd-test.sh /tests/ftrace/unwind_chain" >> "$runlist"
+			# The acceptance test on Debian 13's programs, against Debian's
+			# perf --call-graph dwarf; the control: compute, frame pointers.
+			if want debian13.accept; then
+				# No -g: Debian's perf would look for addr2line, which the
+				# root has not.
+				gcc -static -nostdlib -ffreestanding -fno-stack-protector -no-pie -O2 \
+					-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall \
+					-I"$TREE/tools/testing/selftests/unwind" -o "$dir/control" "$H/bench/compute.c" > "$dir/control.log" 2>&1 ||
+					die "$E_BUILD" "the control program failed to build" "$dir/control.log"
+				files+=("$dir/control:usr/libexec/control" "$H/guest/debian13-test.sh:usr/libexec/debian13-test.sh"
+					"$H/guest/debian13-compare.py:usr/libexec/debian13-compare.py")
+				echo "debian13.accept $((tmo * 10)) env DEBIAN13_FREQ=${DEBIAN13_FREQ:-500} DEBIAN13_VERBOSE=${DEBIAN13_VERBOSE:-} sh /usr/libexec/debian13-test.sh /usr/libexec/control ${DEBIAN13_PROGRAMS:-python3 gzip sqlite3 control}" >> "$runlist"
+			fi
 		else
 			# Not a skip: the run fails, saying why.
 			cp "$LOGS/debian-tools.out" "$dir/debian-tools.out"

@@ -14,8 +14,9 @@
 #
 # With --debian13, only the oracle runs, on the Debian 13 programs and
 # libraries debian-tools.sh staged (perf 7.3, trace-cmd 3.4 and every
-# library they load: glibc 2.41, libstdc++, libpython3.13, liblzma, ...),
-# as the tests eh_frame.debian13.oracle_FILE.
+# library they load: glibc 2.41, libstdc++, libpython3.13, liblzma, ...)
+# and the acceptance test's programs (python3.13, xz, gzip, sort, bash,
+# sqlite3 and theirs), as the tests eh_frame.debian13.oracle_FILE.
 # Usage: sframe-host.sh [--debian13] [--json OUT]
 . "$(dirname "$0")/lib.sh"
 
@@ -113,10 +114,14 @@ run_tap() {
 }
 
 if [ -n "$debian13" ]; then
-	# Each staged file once, by name (both programs load the same libc).
+	# Each staged program and library once, by name (perf and trace-cmd
+	# load the same libc); ELF files only, not python3.13's extension
+	# modules.
 	mapfile -t files < <(find "$OUT/debian-tools/guest/debian" -type f \
-		\( -path '*/lib/*' -o -path '*/bin/*' \) 2> /dev/null |
-		awk -F/ '!seen[$NF]++' | sort)
+		\( -path '*/lib/*' -o -path '*/bin/*' \) ! -path '*/python3.13/*' 2> /dev/null |
+		while read -r f; do
+			[ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" != '177ELF' ] || echo "$f"
+		done | awk -F/ '!seen[$NF]++' | sort)
 	[ ${#files[@]} -gt 0 ] ||
 		die "$E_NO_TESTS" "nothing staged in $OUT/debian-tools/guest/debian (run harness/debian-tools.sh)"
 	run_tap eh_frame.debian13 "$ehdir" python3 eh_frame_oracle.py ./eh_frame_dump "${files[@]}"
