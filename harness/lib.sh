@@ -265,14 +265,17 @@ host_files() {
 # harness/bench/ into BIN (make bench, and the smoke runs of make check): the
 # workloads as static frame-pointer programs, nofp as compute without frame
 # pointers (with SFrame), the core driver, core_sframe as the core driver
-# without frame pointers (with SFrame, and the tree's SFrame converter), for
+# without frame pointers (with SFrame, and the tree's SFrame converter),
+# core_ehf as the core driver with neither (its .eh_frame, linked with
+# --eh-frame-hdr, which static links lack by default), for
 # each N of FDES core_fdesN as core_sframe with N more functions (each a
 # 'ret' with its SFrame entry, from an assembler loop), and perfdata.
 # Compiler output goes to LOG.
 bench_programs() {
 	local bin=$1 log=$2 fdes=${3:-} w n
 	local nofp="-fomit-frame-pointer -momit-leaf-frame-pointer -Wa,--gsframe"
-	local progs=(syscall compute core "nofp compute $nofp" "core_sframe core $nofp")
+	local progs=(syscall compute core "nofp compute $nofp" "core_sframe core $nofp"
+		"core_ehf core -fomit-frame-pointer -momit-leaf-frame-pointer -Wl,--eh-frame-hdr")
 	mkdir -p "$bin"
 	: > "$log"
 	rm -f "$bin"/core_fdes*
@@ -302,7 +305,7 @@ bench_programs() {
 bench_files() {
 	local bin=$1 f
 	BENCH_FILES=()
-	for f in syscall compute nofp core core_sframe "$bin"/core_fdes* perfdata params core-params; do
+	for f in syscall compute nofp core core_sframe core_ehf "$bin"/core_fdes* perfdata params core-params; do
 		f=${f##*/}
 		[ -f "$bin/$f" ] && BENCH_FILES+=("$bin/$f:bench/$f")
 	done

@@ -23,7 +23,12 @@
  *                                           ("sframe forget") before each
  *                                           command, which times one walk: the
  *                                           first through a new object (probe,
- *                                           check of the section, walk)
+ *                                           check of the section, walk);
+ *                                           "ehf" and "ehfcold": the same for
+ *                                           the program built with neither
+ *                                           frame pointers nor SFrame, walked
+ *                                           with its .eh_frame (the PT_GNU_EH_FRAME
+ *                                           segment the walker found)
  *        core cookie NCPU DEPTH ITERS       NCPU processes, one per CPU,
  *                                           started together
  *
@@ -34,6 +39,8 @@
  *
  * With SECTION, the walking process first prints what describes its text:
  *   CORE-SFRAME SECTION VERSION FLAGS FDES BYTES
+ * (for "ehf" and "ehfcold": version and flags 0, the FDEs of .eh_frame_hdr's
+ * table and the size of its segment).
  */
 #include "bench.h"
 
@@ -45,7 +52,7 @@
 #define PT_GNU_SFRAME 0x6474e554
 #endif
 
-#define USAGE "req task|nmi DEPTH ITERS REPEAT | walk DEPTH ITERS REPEAT [exe|cold|v2|v2pcrel|v3] | " \
+#define USAGE "req task|nmi DEPTH ITERS REPEAT | walk DEPTH ITERS REPEAT [exe|cold|v2|v2pcrel|v3|ehf|ehfcold] | " \
 	      "cookie NCPU DEPTH ITERS"
 #define CONTROL "/sys/kernel/debug/unwind_deferred_test/control"
 #define PERF_FRAMES 16
@@ -168,6 +175,39 @@ extern const Elf64_Ehdr __ehdr_start;
 static unsigned char converted[1 << 16];
 
 /*
+ * For "ehf" and "ehfcold": the program has no SFrame, and the walker finds
+ * its .eh_frame through the PT_GNU_EH_FRAME segment; print that segment's
+ * CORE-SFRAME line. The table's FDE count follows the header's 4-byte
+ * eh_frame_ptr (ld's encoding, checked).
+ */
+static void use_eh_frame(const Elf64_Phdr *ph)
+{
+	const unsigned char *hdr = 0;
+	long len = 0;
+
+	for (int i = 0; i < __ehdr_start.e_phnum; i++) {
+		if (ph[i].p_type == PT_GNU_SFRAME)
+			die("a PT_GNU_SFRAME segment: build the .eh_frame program without -Wa,--gsframe\n");
+		if (ph[i].p_type == PT_GNU_EH_FRAME) {
+			hdr = (const unsigned char *)ph[i].p_vaddr;
+			len = ph[i].p_memsz;
+		}
+	}
+	/* Version 1, eh_frame_ptr sdata4 pc-relative, fde_count udata4. */
+	if (!hdr || len < 12 || hdr[0] != 1 || hdr[1] != 0x1b || hdr[2] != 0x03)
+		die("no PT_GNU_EH_FRAME segment as ld writes it: link with --eh-frame-hdr\n");
+	cmd[0] = '\0';
+	add("CORE-SFRAME ", -1);
+	add(section, -1);
+	add(" ", 0);
+	add(" ", 0);
+	add(" ", sfc_get32(hdr + 8));
+	add(" ", len);
+	add("\n", -1);
+	sys3(__NR_write, 1, (long)cmd, slen(cmd));
+}
+
+/*
  * Make @section describe this program's text: find its PT_GNU_SFRAME
  * segment and executable PT_LOAD (static, not PIE: addresses as linked),
  * and for anything but "exe" convert the section (binutils 2.40's version 1)
@@ -183,6 +223,10 @@ static void use_section(void)
 	enum sfc_version to;
 	long len;
 
+	if (same(section, "ehf") || same(section, "ehfcold")) {
+		use_eh_frame(ph);
+		return;
+	}
 	for (int i = 0; i < __ehdr_start.e_phnum; i++) {
 		if (ph[i].p_type == PT_GNU_SFRAME) {
 			sec = ph[i].p_vaddr;
@@ -237,7 +281,8 @@ static __attribute__((noinline)) void leaf(void)
 			add(" ", tracer);
 			add(" ", repeat);
 			add(" ", PERF_FRAMES);
-		} else if (mode == 'w' && section && same(section, "cold")) {
+		} else if (mode == 'w' && section &&
+			   (same(section, "cold") || same(section, "ehfcold"))) {
 			command("sframe forget", -1);
 			run(0);
 			command("bench walk 1 ", MAX_FRAMES);
@@ -283,7 +328,8 @@ int main(int argc, char **argv)
 		section = argc == 6 ? argv[5] : 0;
 		if (section && !same(section, "exe") && !same(section, "cold") &&
 		    !same(section, "v2") &&
-		    !same(section, "v2pcrel") && !same(section, "v3"))
+		    !same(section, "v2pcrel") && !same(section, "v3") &&
+		    !same(section, "ehf") && !same(section, "ehfcold"))
 			arg(0, argv, 1, USAGE);
 	} else if (same(m, "cookie") && argc == 5) {
 		mode = 'c';

@@ -9,7 +9,9 @@
 #            PROGRAM walk DEPTH ITERS REPEAT [SECTION] |
 #            PROGRAM cookie NCPU DEPTH ITERS
 # PROGRAM is core (frame pointers), core_sframe (no frame pointers: the walks
-# use the SFrame SECTION, each of SECTIONS at each depth) or core_fdesN
+# use the SFrame SECTION, each of SECTIONS at each depth), core_ehf (neither
+# frame pointers nor SFrame: the SECTIONS ehf and ehfcold, its .eh_frame) or
+# core_fdesN
 # (core_sframe with N more functions: the walks of FDE_DEPTH look up their
 # frames among that many more FDEs). A failed run prints CORE-FAIL and the
 # script exits 1.
@@ -48,7 +50,10 @@ while [ "$round" -le "$ROUNDS" ]; do
 	for depth in $DEPTHS; do
 		run core walk "$depth" "$WALK_ITERS" "$REPEAT"
 		for s in $SECTIONS; do
-			run core_sframe walk "$depth" "$WALK_ITERS" "$REPEAT" "$s"
+			case $s in
+			ehf*) run core_ehf walk "$depth" "$WALK_ITERS" "$REPEAT" "$s" ;;
+			*) run core_sframe walk "$depth" "$WALK_ITERS" "$REPEAT" "$s" ;;
+			esac
 		done
 	done
 	for n in $FDES; do

@@ -30,6 +30,8 @@ FDES_FLAT = 2           # target: the lookup cost over the FDE range, at most
 # What each converted section must be: (version, PC-relative starts flag).
 SECTION_VERSION = {"v2": (2, 0), "v2pcrel": (2, 4), "v3": (3, 4)}
 SFC_F_PCREL = 4
+# Each cold section: the warm one it is compared with.
+COLD = {"cold": "exe", "ehfcold": "ehf"}
 
 
 def frames_of(depth):
@@ -163,7 +165,8 @@ def summarize(params, runs, sections=None):
             if frames:
                 out["walk"][depth] = dict({k: stats.median_ci(v) for k, v in s.items()},
                                           frames=frames)
-        elif kind == "walk" and (prog == "core_sframe" or prog.startswith("core_fdes")):
+        elif kind == "walk" and (prog in ("core_sframe", "core_ehf") or
+                                 prog.startswith("core_fdes")):
             depth = int(key[2])
             want = key[5] if len(key) > 5 else "?"
             for inst in instances:
@@ -179,7 +182,7 @@ def summarize(params, runs, sections=None):
                                     % (" ".join(key), fr, pfr, frames_of(depth)))
                     continue
                 # A cold command times the one walk after "sframe forget".
-                if want == "cold" and n != 1:
+                if want in COLD and n != 1:
                     problems.append("%s: %d walks per command, want 1" % (" ".join(key), n))
                     continue
                 vals.append(ns / n / fr)
@@ -189,7 +192,10 @@ def summarize(params, runs, sections=None):
                 continue
             fig = dict(sec, frames=frames_of(depth), walk=stats.median_ci(walk),
                        frame=stats.median_ci(vals), perf_frames=max(perf_frames))
-            if prog == "core_sframe":
+            if (prog == "core_ehf") != want.startswith("ehf"):
+                problems.append("%s: section %s of the wrong program" % (" ".join(key), want))
+                continue
+            if prog in ("core_sframe", "core_ehf"):
                 sf_frame[(depth, want)] = vals
                 sf_walk[(depth, want)] = walk
                 out["sframe"]["%d %s" % (depth, want)] = dict(fig, depth=depth)
@@ -233,13 +239,18 @@ def summarize(params, runs, sections=None):
             problems.append("no frame-pointer walk at depth %d for the SFrame rows" % depth)
     # The first walk through an object against walks through a known one.
     for (depth, sec), vals in sf_walk.items():
-        if sec != "cold":
+        if sec not in COLD:
             continue
-        if (depth, "exe") in sf_walk:
-            out["sframe"]["%d cold" % depth]["vs_warm"] = stats.ratio_ci(
-                vals, sf_walk[(depth, "exe")])
+        if (depth, COLD[sec]) in sf_walk:
+            out["sframe"]["%d %s" % (depth, sec)]["vs_warm"] = stats.ratio_ci(
+                vals, sf_walk[(depth, COLD[sec])])
         else:
-            problems.append("no exe walk at depth %d for the cold row" % depth)
+            problems.append("no %s walk at depth %d for the %s row" % (COLD[sec], depth, sec))
+    # .eh_frame against SFrame, frame for frame.
+    for (depth, sec), vals in sf_frame.items():
+        if sec == "ehf" and (depth, "exe") in sf_frame:
+            out["sframe"]["%d ehf" % depth]["vs_sframe"] = stats.ratio_ci(
+                vals, sf_frame[(depth, "exe")])
     if fde_frame:
         least = min(fde_frame)
         for added, vals in fde_frame.items():
@@ -338,24 +349,37 @@ def tables(params, out):
         L.append("   %-8s %-9s %7s %6s %24s %10s %20s" % ("frames", "section", "version",
                                                      "FDEs", "unwind_user ns/walk", "ns/frame",
                                                      "SFrame/fp per frame"))
-        order = ["exe", "cold"] + list(SECTION_VERSION)
+        order = ["exe", "cold"] + list(SECTION_VERSION) + ["ehf", "ehfcold"]
         for key in sorted(out["sframe"], key=lambda k: (out["sframe"][k]["depth"],
                                                           order.index(out["sframe"][k]["section"]))):
             v = out["sframe"][key]
             ver = "%d%s" % (v["version"], "+pcrel" if v["flags"] & SFC_F_PCREL else "")
+            if v["section"].startswith("ehf"):
+                ver = "eh"
             L.append("   %-8d %-9s %7s %6d %24s %10.1f %20s" % (
                 v["frames"], v["section"], ver, v["fdes"], stats.fmt(v["walk"]),
                 v["frame"][0], stats.fmt(v["vs_fp"], "%.2f") if "vs_fp" in v else "-"))
+        ehf = sorted((v for v in out["sframe"].values() if "vs_sframe" in v),
+                     key=lambda v: v["depth"])
+        if ehf:
+            L.append("")
+            L.append("   'ehf': core built with neither frame pointers nor SFrame, walked with")
+            L.append("   its .eh_frame (version 'eh'; FDEs of .eh_frame_hdr's table); per frame")
+            L.append("   against the SFrame walk ('exe') of the same depth:")
+            for v in ehf:
+                L.append("   %-8d .eh_frame / SFrame per frame: %s" % (
+                    v["frames"], stats.fmt(v["vs_sframe"], "%.2fx")))
         cold = sorted((v for v in out["sframe"].values() if "vs_warm" in v),
-                      key=lambda v: v["depth"])
+                      key=lambda v: (v["section"], v["depth"]))
         if cold:
             L.append("")
             L.append("   First walk through a new object against a walk through a known one")
-            L.append("   (cold / exe, per walk; the difference is the probe and the check):")
+            L.append("   (cold / exe and ehfcold / ehf, per walk; the difference is the probe")
+            L.append("   and the check):")
             for v in cold:
-                warm = out["sframe"]["%d exe" % v["depth"]]
-                L.append("   %-8d cold %s ns, known %s ns: %s, %.0f ns more" % (
-                    v["frames"], stats.fmt(v["walk"]), stats.fmt(warm["walk"]),
+                warm = out["sframe"]["%d %s" % (v["depth"], COLD[v["section"]])]
+                L.append("   %-8d %-7s %s ns, known %s ns: %s, %.0f ns more" % (
+                    v["frames"], v["section"], stats.fmt(v["walk"]), stats.fmt(warm["walk"]),
                     stats.fmt(v["vs_warm"], "%.2fx"), v["walk"][0] - warm["walk"][0]))
     if out["fdes"]:
         L.append("")
