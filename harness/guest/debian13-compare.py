@@ -23,13 +23,20 @@ comparable when the reference has a complete chain with the same leaf; it
 is
   identical  when its chain is one of those chains,
   a prefix   when it is the start of one of them (a short chain),
-  different  otherwise; its callers that occur in no chain of the
-             reference at all are "extra": frames dwarf never found.
+  different  otherwise; its callers that occur in no chain of any
+             dwarf run (for the floor: of any other dwarf run) are
+             "extra": frames dwarf never found.
 Of the dwarfL runs, the one with the most complete chains is the
 reference, the next one the floor. Independent of dwarf, every caller frame of fp,defer must be a
 return address: the end of a call instruction in its object.
+The bounds a test holds fp,defer to: identical_min, the floor's identical
+share less three standard errors of the difference (pooled; at least 5
+points), and extra_max, the floor's share of samples with extra frames
+plus three standard errors (at least 3 points): what two separate runs
+of a couple of hundred samples can differ by.
 Prints one line per figure ("# ...") and one "RESULT NAME key=value ...".
 """
+import math
 import os
 import sys
 
@@ -197,12 +204,20 @@ def main():
     full = {m: [c for c in ch[m] if complete(c)] for m in refs}
     rm, fm = sorted(refs, key=lambda m: -len(full[m]))[:2]
     ref = {}
-    seen = set()
     ncomplete = len(full[rm])
-    for c in ch[rm]:
-        seen.update(c)
     for c in full[rm]:
         ref.setdefault(c[0], set()).add(c)
+
+    # The frames dwarf found: those of every dwarf run, for fp,defer; those
+    # of every run but the floor's, for the floor.
+    def frames_of(runs):
+        out = set()
+        for m in runs:
+            for c in ch[m]:
+                out.update(c)
+        return out
+    seen = frames_of(('dwarf',) + refs)
+    seen_floor = frames_of([m for m in ('dwarf',) + refs if m != fm])
     res = {}
     for m in ('fp', 'defer', 'dwarf'):
         res['n_' + m] = len(ch[m])
@@ -214,8 +229,8 @@ def main():
     # The floor: the other run's complete chains (a short reference chain
     # is the reference's limit, not noise).
     cands = {'defer': ch['defer'], 'floor': full[fm]}
-    for m, key in (('defer', ''), ('floor', 'floor_')):
-        i, p, df, e, es = compare(cands[m], ref, seen)
+    for m, key, known in (('defer', '', seen), ('floor', 'floor_', seen_floor)):
+        i, p, df, e, es = compare(cands[m], ref, known)
         n = i + p + df
         res[key + 'comparable'] = n
         res[key + 'identical_pct'] = round(pct(i, n), 1)
@@ -223,6 +238,20 @@ def main():
         res[key + 'differ_pct'] = round(pct(df, n), 1)
         res[key + 'extra'] = e
         res[key + 'extra_samples'] = es
+    # The bounds: the floor's share, and three standard errors of the
+    # difference of two shares (pooled), at least 5 points for identical
+    # chains and 3 for extra frames.
+    def bound(a, na, b, nb, least):
+        if not na or not nb:
+            return 0.0
+        q = (a + b) / float(na + nb)
+        return max(least, 300.0 * math.sqrt(q * (1 - q) * (1.0 / na + 1.0 / nb)))
+    ni, fi = res['comparable'], res['floor_comparable']
+    res['identical_min'] = round(res['floor_identical_pct'] - bound(
+        ni - round(ni * res['identical_pct'] / 100), ni,
+        fi - round(fi * res['floor_identical_pct'] / 100), fi, 5), 1)
+    res['extra_max'] = round(pct(res['floor_extra_samples'], fi) + bound(
+        res['extra_samples'], ni, res['floor_extra_samples'], fi, 3), 1)
     # Independent of dwarf: every caller frame is a return address.
     for m, key in (('defer', 'nocall'), (rm, 'ref_nocall')):
         res[key] = sum(1 for c in ch[m] for f in c[1:] if not after_call(f))

@@ -20,9 +20,11 @@
 #   - every caller frame of fp,defer follows a call instruction in its
 #     object (no impossible frames; independent of dwarf);
 #   - fp,defer's share of chains identical to the reference's is at least
-#     99%, or within 5 points of the floor's;
-#   - its share of samples with a caller the reference never found is at
-#     most 3 points above the floor's.
+#     99%, or no lower than the floor's by more than three standard errors
+#     of the difference (at least 5 points);
+#   - its share of samples with a caller that no dwarf run found is no
+#     higher than the floor's (whose callers are checked against the other
+#     dwarf runs) by more than three standard errors (at least 3 points).
 #
 # Usage: debian13-test.sh CONTROL PROGRAM...
 #   PROGRAM: python3 xz gzip sort bash sqlite3 control
@@ -49,12 +51,12 @@ get() { echo "$res" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 recorded_ok() {
 	at_least "$(get n_fp)" 20 && at_least "$(get n_defer)" 20 && at_least "$(get n_dwarf)" 20
 }
-# At least 99%, or within 5 points of a floor of at least 20 samples; over
-# at least 20 samples.
+# At least 99%, or at least identical_min with a floor of at least 20
+# samples; over at least 20 samples.
 identical_ok() {
 	at_least "$(get comparable)" 20 &&
 	{ at_least "$idt" 99 ||
-	  { at_least "$(get floor_comparable)" 20 && at_least "$idt" "$(calc "$flt - 5")"; }; }
+	  { at_least "$(get floor_comparable)" 20 && at_least "$idt" "$(get identical_min)"; }; }
 }
 inroot() {
 	env -i PATH=/usr/bin:/bin HOME=/tmp LC_ALL=C DEBUGINFOD_URLS= PERF_PAGER=cat \
@@ -192,11 +194,11 @@ for prog in "$@"; do
 	check "$prog: fp,defer's callers follow calls ($(get nocall) do not)" [ "$(get nocall)" = 0 ]
 	idt=$(get identical_pct)
 	flt=$(get floor_identical_pct)
-	check "$prog: fp,defer identical to dwarf ($idt%, floor $flt%)" identical_ok
+	check "$prog: fp,defer identical to dwarf ($idt%, floor $flt%, at least $(get identical_min)%)" identical_ok
 	xr=$(calc "100 * $(get extra_samples) / ($(get comparable) + 0.0001)")
 	fr=$(calc "100 * $(get floor_extra_samples) / ($(get floor_comparable) + 0.0001)")
-	check "$prog: fp,defer's extra frames ($xr% of samples, floor $fr%)" \
-		at_least "$(calc "$fr + 3")" "$xr"
+	check "$prog: fp,defer's extra frames ($xr% of samples, floor $fr%, at most $(get extra_max)%)" \
+		at_least "$(get extra_max)" "$xr"
 done
 umount "$R/tmp" "$R/dev" "$R/sys" "$R/proc" 2>/dev/null
 [ "$failed" -eq 0 ]
