@@ -35,14 +35,15 @@
 #   BENCH_CORE_REPEAT [32] repeated requests, or walks, per command
 #   BENCH_CORE_WALK_ITERS [20] walk commands per run and depth
 #   BENCH_CORE_DEPTHS ["4 60 496"] recursion depths: 8, 64, 500 frames
-#   BENCH_CORE_SECTIONS ["exe cold v2 v2pcrel v3 ehf ehfcold"] SFrame
-#     sections walked at each depth: the executable's (found at the first
-#     walk), the same forgotten before each walk (cold: the first walk
-#     through a new object, probe and check included), it converted, and
+#   BENCH_CORE_SECTIONS ["exe cold nocache v2 v2pcrel v3 ehf ehfcold
+#     ehfnocache"] SFrame sections walked at each depth: the executable's
+#     (found at the first walk), the same forgotten before each walk (cold:
+#     the first walk through a new object, probe and check included), the
+#     same with the walker's rule cache off (nocache), it converted, and
 #     the program built without SFrame walked with its .eh_frame (ehf; and
-#     forgotten before each walk: ehfcold)
+#     forgotten before each walk: ehfcold; the cache off: ehfnocache)
 #   BENCH_CORE_FDES ["10 100 1000 10000 100000"] functions added to the
-#     SFrame program for the lookup-cost rows
+#     SFrame program for the lookup-cost rows (the rule cache off)
 #   BENCH_CORE_FDE_DEPTH [60] recursion depth of those rows (64 frames)
 #   BENCH_CORE_CPUS ["1 2 4"] processes requesting at once
 #   BENCH_CORE_SMP [4] vCPUs of the core guest
@@ -66,7 +67,7 @@ c_repeat=${BENCH_CORE_REPEAT:-32}
 c_walk_iters=${BENCH_CORE_WALK_ITERS:-20}
 c_depths=${BENCH_CORE_DEPTHS:-4 60 496}
 c_cpus=${BENCH_CORE_CPUS:-1 2 4}
-c_sections=${BENCH_CORE_SECTIONS-exe cold v2 v2pcrel v3 ehf ehfcold}
+c_sections=${BENCH_CORE_SECTIONS-exe cold nocache v2 v2pcrel v3 ehf ehfcold ehfnocache}
 c_fdes=${BENCH_CORE_FDES-10 100 1000 10000 100000}
 c_fde_depth=${BENCH_CORE_FDE_DEPTH:-60}
 c_smp=${BENCH_CORE_SMP:-4}
@@ -104,8 +105,8 @@ done
 number BENCH_CORE_FDE_DEPTH "$c_fde_depth"
 for s in $c_sections; do
 	case $s in
-	exe | cold | v2 | v2pcrel | v3 | ehf | ehfcold) ;;
-	*) die "$E_USAGE" "BENCH_CORE_SECTIONS: '$s' is not exe, cold, v2, v2pcrel, v3, ehf or ehfcold; $usage" ;;
+	exe | cold | nocache | v2 | v2pcrel | v3 | ehf | ehfcold | ehfnocache) ;;
+	*) die "$E_USAGE" "BENCH_CORE_SECTIONS: '$s' is not exe, cold, nocache, v2, v2pcrel, v3, ehf, ehfcold or ehfnocache; $usage" ;;
 	esac
 done
 read -ra a <<< "$c_fdes"

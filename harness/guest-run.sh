@@ -235,7 +235,7 @@ tests|distro)
 		WALK_ITERS=2
 		DEPTHS="4 60"
 		CPUS="1 2"
-		SECTIONS="exe cold v2 v2pcrel v3 ehf ehfcold"
+		SECTIONS="exe cold nocache v2 v2pcrel v3 ehf ehfcold ehfnocache"
 		FDES="10 1000"
 		FDE_DEPTH=60
 		PARAMS

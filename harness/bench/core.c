@@ -28,7 +28,12 @@
  *                                           the program built with neither
  *                                           frame pointers nor SFrame, walked
  *                                           with its .eh_frame (the PT_GNU_EH_FRAME
- *                                           segment the walker found)
+ *                                           segment the walker found);
+ *                                           "nocache" and "ehfnocache": "exe"
+ *                                           and "ehf" with the walker's rule
+ *                                           cache off (core.sh turns it off;
+ *                                           checked here, as that it is on for
+ *                                           the others)
  *        core cookie NCPU DEPTH ITERS       NCPU processes, one per CPU,
  *                                           started together
  *
@@ -52,9 +57,11 @@
 #define PT_GNU_SFRAME 0x6474e554
 #endif
 
-#define USAGE "req task|nmi DEPTH ITERS REPEAT | walk DEPTH ITERS REPEAT [exe|cold|v2|v2pcrel|v3|ehf|ehfcold] | " \
+#define USAGE "req task|nmi DEPTH ITERS REPEAT | walk DEPTH ITERS REPEAT " \
+	      "[exe|cold|nocache|v2|v2pcrel|v3|ehf|ehfcold|ehfnocache] | " \
 	      "cookie NCPU DEPTH ITERS"
 #define CONTROL "/sys/kernel/debug/unwind_deferred_test/control"
+#define CACHE_PARAM "/sys/module/kernel/parameters/sframe_cache"
 #define PERF_FRAMES 16
 #define MAX_FRAMES 512
 
@@ -207,6 +214,21 @@ static void use_eh_frame(const Elf64_Phdr *ph)
 	sys3(__NR_write, 1, (long)cmd, slen(cmd));
 }
 
+/* The walker's rule cache: off for the "nocache" sections, on for the rest. */
+static void check_cache(void)
+{
+	int off = same(section, "nocache") || same(section, "ehfnocache");
+	long fd = sys3(__NR_open, (long)CACHE_PARAM, 0, 0);
+	char c = 0;
+
+	if (fd < 0 || sys3(__NR_read, fd, (long)&c, 1) != 1)
+		die("cannot read " CACHE_PARAM "\n");
+	sys3(__NR_close, fd, 0, 0);
+	if ((c == 'N') != off)
+		die(off ? "the rule cache is on for a nocache section\n" :
+			  "the rule cache is off\n");
+}
+
 /*
  * Make @section describe this program's text: find its PT_GNU_SFRAME
  * segment and executable PT_LOAD (static, not PIE: addresses as linked),
@@ -223,7 +245,9 @@ static void use_section(void)
 	enum sfc_version to;
 	long len;
 
-	if (same(section, "ehf") || same(section, "ehfcold")) {
+	check_cache();
+	if (same(section, "ehf") || same(section, "ehfcold") ||
+	    same(section, "ehfnocache")) {
 		use_eh_frame(ph);
 		return;
 	}
@@ -240,7 +264,8 @@ static void use_section(void)
 		die("no PT_GNU_SFRAME segment: build with -Wa,--gsframe\n");
 	used = (const unsigned char *)sec;
 	len = sec_end - sec;
-	if (!same(section, "exe") && !same(section, "cold")) {
+	if (!same(section, "exe") && !same(section, "cold") &&
+	    !same(section, "nocache")) {
 		if (same(section, "v2"))
 			to = SFC_V2;
 		else if (same(section, "v2pcrel"))
@@ -327,9 +352,10 @@ int main(int argc, char **argv)
 		repeat = arg(argc, argv, 4, USAGE);
 		section = argc == 6 ? argv[5] : 0;
 		if (section && !same(section, "exe") && !same(section, "cold") &&
-		    !same(section, "v2") &&
+		    !same(section, "nocache") && !same(section, "v2") &&
 		    !same(section, "v2pcrel") && !same(section, "v3") &&
-		    !same(section, "ehf") && !same(section, "ehfcold"))
+		    !same(section, "ehf") && !same(section, "ehfcold") &&
+		    !same(section, "ehfnocache"))
 			arg(0, argv, 1, USAGE);
 	} else if (same(m, "cookie") && argc == 5) {
 		mode = 'c';

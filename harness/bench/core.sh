@@ -10,10 +10,11 @@
 #            PROGRAM cookie NCPU DEPTH ITERS
 # PROGRAM is core (frame pointers), core_sframe (no frame pointers: the walks
 # use the SFrame SECTION, each of SECTIONS at each depth), core_ehf (neither
-# frame pointers nor SFrame: the SECTIONS ehf and ehfcold, its .eh_frame) or
-# core_fdesN
+# frame pointers nor SFrame: the SECTIONS ehf, ehfcold and ehfnocache, its
+# .eh_frame) or core_fdesN
 # (core_sframe with N more functions: the walks of FDE_DEPTH look up their
-# frames among that many more FDEs). A failed run prints CORE-FAIL and the
+# frames among that many more FDEs). The sections nocache and ehfnocache, and
+# the core_fdesN walks, run with the walker's rule cache turned off. A failed run prints CORE-FAIL and the
 # script exits 1.
 # Settings come from core-params beside this script (written by bench.sh, or
 # by guest-run.sh for make check's smoke run).
@@ -36,6 +37,14 @@ run() {
 	cat /tmp/core.out
 }
 
+# cache Y|N: turn the walker's rule cache on or off (sframe_cache=).
+cache() {
+	echo "$1" > /sys/module/kernel/parameters/sframe_cache || {
+		echo "CORE-FAIL cache $1"
+		fail=1
+	}
+}
+
 d=/sys/kernel/debug
 [ -e $d/unwind_deferred_test ] || mount -t debugfs none $d
 echo "CORE-PARAMS rounds $ROUNDS iters $ITERS repeat $REPEAT walk_iters $WALK_ITERS" \
@@ -51,13 +60,24 @@ while [ "$round" -le "$ROUNDS" ]; do
 		run core walk "$depth" "$WALK_ITERS" "$REPEAT"
 		for s in $SECTIONS; do
 			case $s in
+			ehfnocache)
+				cache N
+				run core_ehf walk "$depth" "$WALK_ITERS" "$REPEAT" "$s"
+				cache Y ;;
+			nocache)
+				cache N
+				run core_sframe walk "$depth" "$WALK_ITERS" "$REPEAT" "$s"
+				cache Y ;;
 			ehf*) run core_ehf walk "$depth" "$WALK_ITERS" "$REPEAT" "$s" ;;
 			*) run core_sframe walk "$depth" "$WALK_ITERS" "$REPEAT" "$s" ;;
 			esac
 		done
 	done
 	for n in $FDES; do
-		run "core_fdes$n" walk "$FDE_DEPTH" "$WALK_ITERS" "$REPEAT" exe
+		# The search and decode, not the cache: it is off.
+		cache N
+		run "core_fdes$n" walk "$FDE_DEPTH" "$WALK_ITERS" "$REPEAT" nocache
+		cache Y
 	done
 	for n in $CPUS; do
 		run core cookie "$n" 1 "$ITERS"

@@ -32,6 +32,9 @@ SECTION_VERSION = {"v2": (2, 0), "v2pcrel": (2, 4), "v3": (3, 4)}
 SFC_F_PCREL = 4
 # Each cold section: the warm one it is compared with.
 COLD = {"cold": "exe", "ehfcold": "ehf"}
+# Each section walked with the rule cache off: the cached one it is
+# compared with.
+NOCACHE = {"nocache": "exe", "ehfnocache": "ehf"}
 
 
 def frames_of(depth):
@@ -246,6 +249,15 @@ def summarize(params, runs, sections=None):
                 vals, sf_walk[(depth, COLD[sec])])
         else:
             problems.append("no %s walk at depth %d for the %s row" % (COLD[sec], depth, sec))
+    # The rule cache: each cached section per frame against itself uncached.
+    for (depth, sec), vals in sf_frame.items():
+        if sec not in NOCACHE:
+            continue
+        if (depth, NOCACHE[sec]) in sf_frame:
+            out["sframe"]["%d %s" % (depth, NOCACHE[sec])]["vs_nocache"] = stats.ratio_ci(
+                sf_frame[(depth, NOCACHE[sec])], vals)
+        else:
+            problems.append("no %s walk at depth %d for the %s row" % (NOCACHE[sec], depth, sec))
     # .eh_frame against SFrame, frame for frame.
     for (depth, sec), vals in sf_frame.items():
         if sec == "ehf" and (depth, "exe") in sf_frame:
@@ -342,6 +354,8 @@ def tables(params, out):
         L.append("   in its place; 'cold': the executable forgotten before each walk, one")
         L.append("   walk per command: the first walk through a new object, which probes")
         L.append("   it (mapping lookup, ELF headers) and checks its section whole;")
+        L.append("   'nocache' and 'ehfnocache': 'exe' and 'ehf' with the walker's rule")
+        L.append("   cache off (sframe_cache=N), every frame a search and a decode;")
         pf = max(v["perf_frames"] for v in out["sframe"].values())
         L.append("   perf's fp walk of the same stacks stops after %d frame%s. Ratio: per"
                  % (pf, "" if pf == 1 else "s"))
@@ -349,7 +363,8 @@ def tables(params, out):
         L.append("   %-8s %-9s %7s %6s %24s %10s %20s" % ("frames", "section", "version",
                                                      "FDEs", "unwind_user ns/walk", "ns/frame",
                                                      "SFrame/fp per frame"))
-        order = ["exe", "cold"] + list(SECTION_VERSION) + ["ehf", "ehfcold"]
+        order = (["exe", "cold", "nocache"] + list(SECTION_VERSION) +
+                 ["ehf", "ehfcold", "ehfnocache"])
         for key in sorted(out["sframe"], key=lambda k: (out["sframe"][k]["depth"],
                                                           order.index(out["sframe"][k]["section"]))):
             v = out["sframe"][key]
@@ -369,6 +384,16 @@ def tables(params, out):
             for v in ehf:
                 L.append("   %-8d .eh_frame / SFrame per frame: %s" % (
                     v["frames"], stats.fmt(v["vs_sframe"], "%.2fx")))
+        cached = sorted((v for v in out["sframe"].values() if "vs_nocache" in v),
+                        key=lambda v: (v["section"], v["depth"]))
+        if cached:
+            L.append("")
+            L.append("   The rule cache: per frame, cached against uncached (exe / nocache,")
+            L.append("   ehf / ehfnocache; the same pcs walked over and over, as a profile's")
+            L.append("   hot stacks are):")
+            for v in cached:
+                L.append("   %-8d %-7s %s" % (v["frames"], v["section"],
+                                             stats.fmt(v["vs_nocache"], "%.2fx")))
         cold = sorted((v for v in out["sframe"].values() if "vs_warm" in v),
                       key=lambda v: (v["section"], v["depth"]))
         if cold:
@@ -386,7 +411,8 @@ def tables(params, out):
         L.append("   SFrame lookup against the number of functions: core_sframe with N")
         L.append("   one-instruction functions added (each with its FDE), %s frames,"
                  % next(iter(out["fdes"].values()))["frames"])
-        L.append("   walked with its exec-time section. The FDE search is binary, so the")
+        L.append("   walked with its exec-time section, the rule cache off (so that each")
+        L.append("   frame searches and decodes). The FDE search is binary, so the")
         L.append("   cost should grow with log2(FDEs): flat within %dx over the range." % FDES_FLAT)
         L.append("   %-8s %8s %6s %24s %16s %20s" % ("added", "FDEs", "log2", "ns/frame",
                                                  "section bytes", "vs fewest FDEs"))
