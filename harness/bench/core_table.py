@@ -147,6 +147,10 @@ def summarize(params, runs, sections=None):
                     res[o] = {k: stats.median_ci(v) for k, v in f.items()}
                     for k in ("first", "next", "repeat"):
                         res[o]["r_" + k] = stats.ratio_ci(f[k], f["walk"])
+                # The same walk timed after the requests against before:
+                # what the first request leaves behind in its handler (from
+                # NMI: the self-interrupt it raised, pending until the end).
+                res["walk_after"] = stats.ratio_ci(s["req"]["walk"], s["walk"]["walk"])
                 out["req"][ctx] = res
         elif kind == "walk" and prog == "core":
             depth = int(key[2])
@@ -330,6 +334,18 @@ def tables(params, out):
             L.append("   %-32s" % "" + "".join("%*s" % (W, x) for x in v))
     L.append("   ratios: median over median, [95% bootstrap interval]; 'met': the")
     L.append("   whole interval is under the target.")
+    if all(c in out["req"] for c in ("task", "nmi")):
+        L.append("   perf's walk timed after the requests against before them, in the")
+        L.append("   same handler: task %s, NMI %s."
+                 % (stats.fmt(out["req"]["task"]["walk_after"], "%.2f"),
+                    stats.fmt(out["req"]["nmi"]["walk_after"], "%.2f")))
+        L.append("   From NMI the first request raises a self-interrupt (task_work_add()'s")
+        L.append("   TWA_NMI_CURRENT: the NMI may have hit the return to user space after")
+        L.append("   its last check of the work flags, and only an interrupt taken in user")
+        L.append("   mode makes the task check again). It stays pending, masked, until the")
+        L.append("   handler returns, and under TCG whatever runs meanwhile runs slower: the")
+        L.append("   walk by the factor above, the first request's own remainder likewise.")
+        L.append("   Hardware does not slow down for a pending interrupt.")
     L.append("")
 
     L.append("2. Walk cost per frame: the deferred walker (unwind_user(), page faults")

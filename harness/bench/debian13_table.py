@@ -46,7 +46,7 @@ def main():
         'Debian 13 programs under Debian\'s perf 7.3, perf record -e cpu-clock, separate runs',
         'of the same input (address-space randomization off). User frames per sample',
         '(median): fp; fp,defer booted with eh_frame_probe=0 (defer-noEH) and with the',
-        'default; dwarf (8 KiB copies). The reference: the best of three dwarf runs with',
+        'default; dwarf (8 KiB copies). The reference: the best of five dwarf runs with',
         'larger copies; "ref done%": its chains reaching _start. identical%: fp,defer',
         'chains equal to a complete reference chain of the same leaf; floor%: the next',
         'dwarf run measured the same way (the noise of comparing separate runs). extra%:',

@@ -9,16 +9,16 @@ Usage: debian13-compare.py NAME EXE COMM DIR REFSIZE
 
 DIR holds, per run M, M.script (perf script -F comm,tid,ip,dsoff) and
 M.dump (perf report -D): fp, defer (fp,defer) and dwarf (perf's default
-8 KiB stack copy) for the frames and bytes per sample; dwarfL, dwarfL2 and
-dwarfL3, three runs of dwarf,REFSIZE, give the reference and the noise
+8 KiB stack copy) for the frames and bytes per sample; dwarfL and dwarfL2
+to dwarfL5, five runs of dwarf,REFSIZE, give the reference and the noise
 floor of comparing separate runs. EXE is the program's path, COMM its comm.
 
 A sample's user chain is its frames below the kernel half, each named by
 object and offset (perf's dsoff), so the runs compare without addresses.
 The reference's chain is complete when its outermost frame is the
 program's _start (the return address of its call, within 64 bytes of
-e_entry). A candidate sample (fp,defer, or a complete one of dwarfL2 for
-the floor) is
+e_entry). A candidate sample (fp,defer, or a complete one of the floor
+run) is
 comparable when the reference has a complete chain with the same leaf; it
 is
   identical  when its chain is one of those chains,
@@ -27,8 +27,9 @@ is
              dwarf run (for the floor: of any other dwarf run) are
              "extra": frames dwarf never found.
 Of the dwarfL runs, the one with the most complete chains is the
-reference, the next one the floor. Independent of dwarf, every caller frame of fp,defer must be a
-return address: the end of a call instruction in its object.
+reference, the one with the next most the floor. Independent of dwarf,
+every caller frame of fp,defer must be a return address: the end of a
+call instruction in its object.
 The bounds a test holds fp,defer to: identical_min, the floor's identical
 share less three standard errors of the difference (pooled; at least 5
 points), and extra_max, the floor's share of samples with extra frames
@@ -192,7 +193,7 @@ def main():
     # perf's libdw unwinding gives a caller's frame as its return address
     # minus 1 (the call instruction, for its symbol and line); the kernel
     # gives return addresses: dwarf's callers get their 1 back.
-    refs = ('dwarfL', 'dwarfL2', 'dwarfL3')
+    refs = ('dwarfL', 'dwarfL2', 'dwarfL3', 'dwarfL4', 'dwarfL5')
     ch = {m: chains(os.path.join(d, m + '.script'), comm, m.startswith('dwarf'))
           for m in ('fp', 'defer', 'dwarf') + refs}
     by = {m: record_bytes(os.path.join(d, m + '.dump'))

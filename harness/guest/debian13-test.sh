@@ -5,14 +5,16 @@
 # frame pointers and without SFrame, as trixie ships them) run in the
 # Debian 13 root staged by harness/debian-tools.sh (/debian/root, with
 # Debian's perf 7.3), each under perf record -e cpu-clock with
-# --call-graph fp, fp,defer, dwarf (its default 8 KiB copy) and three
+# --call-graph fp, fp,defer, dwarf (its default 8 KiB copy) and five
 # times dwarf with a larger copy (the reference), on the same input with
 # address-space randomization off. debian13-compare.py compares the user
 # chains of these separate runs, per sampled leaf: fp,defer's against the
 # complete chains (reaching _start) of the best reference run, and the
-# next reference run's the same way, as the noise floor of comparing
-# separate runs. A control program built with frame pointers (the
-# benchmark's compute) shows the comparison where frame pointers suffice.
+# next best one's the same way, as the noise floor of comparing separate
+# runs (perf's libdw unwinding stops early in whole runs at a time: with
+# three runs, two of them did so in about one make check in six). A
+# control program built with frame pointers (the benchmark's compute)
+# shows the comparison where frame pointers suffice.
 #
 # Per program, TAP results:
 #   - every run recorded at least 20 samples of the program;
@@ -150,7 +152,7 @@ for prog in "$@"; do
 	d=$W/$prog
 	mkdir -p "$d"
 	recorded=1
-	for m in fp defer dwarf dwarfL dwarfL2 dwarfL3; do
+	for m in fp defer dwarf dwarfL dwarfL2 dwarfL3 dwarfL4 dwarfL5; do
 		case $m in
 		defer) cg=fp,defer ;;
 		dwarfL*) cg=dwarf,$ref ;;
