@@ -400,28 +400,32 @@ def tables(params, out):
             for v in ehf:
                 L.append("   %-8d .eh_frame / SFrame per frame: %s" % (
                     v["frames"], stats.fmt(v["vs_sframe"], "%.2fx")))
-        cached = sorted((v for v in out["sframe"].values() if "vs_nocache" in v),
-                        key=lambda v: (v["section"], v["depth"]))
-        if cached:
-            L.append("")
-            L.append("   The rule cache: per frame, cached against uncached (exe / nocache,")
-            L.append("   ehf / ehfnocache; the same pcs walked over and over, as a profile's")
-            L.append("   hot stacks are):")
-            for v in cached:
-                L.append("   %-8d %-7s %s" % (v["frames"], v["section"],
-                                             stats.fmt(v["vs_nocache"], "%.2fx")))
-        cold = sorted((v for v in out["sframe"].values() if "vs_warm" in v),
-                      key=lambda v: (v["section"], v["depth"]))
-        if cold:
-            L.append("")
-            L.append("   First walk through a new object against a walk through a known one")
-            L.append("   (cold / exe and ehfcold / ehf, per walk; the difference is the probe")
-            L.append("   and the check):")
-            for v in cold:
-                warm = out["sframe"]["%d %s" % (v["depth"], COLD[v["section"]])]
-                L.append("   %-8d %-7s %s ns, known %s ns: %s, %.0f ns more" % (
-                    v["frames"], v["section"], stats.fmt(v["walk"]), stats.fmt(warm["walk"]),
-                    stats.fmt(v["vs_warm"], "%.2fx"), v["walk"][0] - warm["walk"][0]))
+        def block(key, head, row):
+            """The rows that have figure KEY, under the lines HEAD."""
+            rows = sorted((v for v in out["sframe"].values() if key in v),
+                          key=lambda v: (v["section"], v["depth"]))
+            if rows:
+                L.append("")
+                L.extend("   " + h for h in head)
+                L.extend(row(v) for v in rows)
+
+        block("vs_nocache",
+              ("The rule cache: per frame, cached against uncached (exe / nocache,",
+               "ehf / ehfnocache; the same pcs walked over and over, as a profile's",
+               "hot stacks are):"),
+              lambda v: "   %-8d %-7s %s" % (v["frames"], v["section"],
+                                            stats.fmt(v["vs_nocache"], "%.2fx")))
+
+        def cold_row(v):
+            warm = out["sframe"]["%d %s" % (v["depth"], COLD[v["section"]])]
+            return "   %-8d %-7s %s ns, known %s ns: %s, %.0f ns more" % (
+                v["frames"], v["section"], stats.fmt(v["walk"]), stats.fmt(warm["walk"]),
+                stats.fmt(v["vs_warm"], "%.2fx"), v["walk"][0] - warm["walk"][0])
+        block("vs_warm",
+              ("First walk through a new object against a walk through a known one",
+               "(cold / exe and ehfcold / ehf, per walk; the difference is the probe",
+               "and the check):"),
+              cold_row)
     if out["fdes"]:
         L.append("")
         L.append("   SFrame lookup against the number of functions: core_sframe with N")

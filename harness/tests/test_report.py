@@ -413,42 +413,40 @@ class BenchStats(unittest.TestCase):
             self.assertTrue(problems, bad)
 
 
-    def test_core_table_nocache_rows(self):
-        """A nocache row gives its cached row the cached / uncached ratio."""
-        lines = ["CORE-PARAMS rounds 1 iters 0 repeat 4 walk_iters 1 depths '4' "
-                 "ncpus '1' sections 'exe nocache' fdes '' fde_depth 4 cpus 2",
-                 "CORE-RUN core walk 4 1 4", "bench walk 4 8 4000 8 2000",
-                 "CORE-RUN core_sframe walk 4 1 4 exe", "CORE-SFRAME exe 1 3 12 900",
-                 "bench walk 4 8 8000 1 100",
-                 "CORE-RUN core_sframe walk 4 1 4 nocache", "CORE-SFRAME nocache 1 3 12 900",
-                 "bench walk 4 8 32000 1 100"]
+    def core_walk_lines(self, section, walk):
+        """A run of the frame-pointer walk, the exe walk and SECTION's WALK."""
+        return ["CORE-PARAMS rounds 1 iters 0 repeat 4 walk_iters 1 depths '4' "
+                "ncpus '1' sections 'exe %s' fdes '' fde_depth 4 cpus 2" % section,
+                "CORE-RUN core walk 4 1 4", "bench walk 4 8 4000 8 2000",
+                "CORE-RUN core_sframe walk 4 1 4 exe", "CORE-SFRAME exe 1 3 12 900",
+                "bench walk 4 8 8000 1 100",
+                "CORE-RUN core_sframe walk 4 1 4 %s" % section,
+                "CORE-SFRAME %s 1 3 12 900" % section, walk]
+
+    def core_walk_summary(self, lines):
+        """The figures of LINES, and the problems of their walk rows."""
         params, runs, _, sections = core_table.parse(lines)
         out, problems = core_table.summarize(params, runs, sections)
-        problems = [p for p in problems if "req" not in p and "cookie" not in p]
+        # Only the walk rows are under test here.
+        return out, [p for p in problems if "req" not in p and "cookie" not in p]
+
+    def test_core_table_nocache_rows(self):
+        """A nocache row gives its cached row the cached / uncached ratio."""
+        lines = self.core_walk_lines("nocache", "bench walk 4 8 32000 1 100")
+        out, problems = self.core_walk_summary(lines)
         self.assertEqual(problems, [])
         # 8000 ns per 4 walks cached against 32000 uncached.
         self.assertEqual(out["sframe"]["4 exe"]["vs_nocache"][0], 0.25)
         text = core_table.tables({"rounds": "1", "walk_iters": "1", "repeat": "4"}, out)
         self.assertIn("cached against uncached", text)
         # Without its cached row, the nocache row is a problem.
-        lines = lines[:3] + lines[6:]
-        params, runs, _, sections = core_table.parse(lines)
-        _, problems = core_table.summarize(params, runs, sections)
+        _, problems = self.core_walk_summary(lines[:3] + lines[6:])
         self.assertTrue([p for p in problems if "no exe walk" in p])
 
     def test_core_table_cold_rows(self):
         """A cold row is one walk per command, compared with the exe row."""
-        lines = ["CORE-PARAMS rounds 1 iters 0 repeat 4 walk_iters 1 depths '4' "
-                 "ncpus '1' sections 'exe cold' fdes '' fde_depth 4 cpus 2",
-                 "CORE-RUN core walk 4 1 4", "bench walk 4 8 4000 8 2000",
-                 "CORE-RUN core_sframe walk 4 1 4 exe", "CORE-SFRAME exe 1 3 12 900",
-                 "bench walk 4 8 8000 1 100",
-                 "CORE-RUN core_sframe walk 4 1 4 cold", "CORE-SFRAME cold 1 3 12 900",
-                 "bench walk 1 8 6000 1 100"]
-        params, runs, _, sections = core_table.parse(lines)
-        out, problems = core_table.summarize(params, runs, sections)
-        # Only the walk rows are under test here.
-        problems = [p for p in problems if "req" not in p and "cookie" not in p]
+        lines = self.core_walk_lines("cold", "bench walk 1 8 6000 1 100")
+        out, problems = self.core_walk_summary(lines)
         self.assertEqual(problems, [])
         # 6000 ns for the cold walk against 8000 / 4 for a known one.
         self.assertEqual(out["sframe"]["4 cold"]["vs_warm"][0], 3)
@@ -456,8 +454,7 @@ class BenchStats(unittest.TestCase):
         self.assertIn("First walk through a new object", text)
         # A cold command that timed more than one walk measured warm ones too.
         lines[-1] = "bench walk 4 8 6000 1 100"
-        params, runs, _, sections = core_table.parse(lines)
-        _, problems = core_table.summarize(params, runs, sections)
+        _, problems = self.core_walk_summary(lines)
         self.assertTrue([p for p in problems if "walks per command" in p])
 
 
