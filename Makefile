@@ -50,7 +50,8 @@ help:
 	@echo '  make distclean  remove out/ entirely (refuses while out/tree holds unexported work)'
 	@echo
 	@echo 'Settings (make VAR=value or the environment):'
-	@echo '  VARIANT=guest   kernel variant: guest, debug, old, nounwind, distro, distro-rt (harness/variants)'
+	@echo '  VARIANT=guest   kernel variant: guest, debug, old, nounwind, arm64, distro, distro-rt'
+	@echo '                  (harness/variants)'
 	@echo '  T=GLOB          tests for make test'
 	@echo '  FORCE=1         make tree / distclean: discard work in out/tree that is not exported'
 	@echo '  BOOT_APPEND=..  extra kernel command line for every boot'

@@ -20,7 +20,7 @@
 
 [ $# -eq 3 ] || die "$E_USAGE" "usage: boot.sh VARIANT INITRAMFS RUNDIR"
 v=$1 initrd=$2 dir=$3
-kernel=$(build_dir "$v")/arch/x86/boot/bzImage
+kernel=$(build_dir "$v")/$(kernel_image "$v")
 [ -f "$kernel" ] || die "$E_BOOT" "$v: no kernel at $kernel (run: make build VARIANT=$v)"
 [ -f "$initrd" ] || die "$E_USAGE" "boot.sh: no initramfs $initrd"
 tmo=${BOOT_TIMEOUT:-$(variant "$v" boot_tmo)}
@@ -34,12 +34,12 @@ rm -f "$dir/console.log" "$dir/results.log" "$dir/qemu.log"
 
 info "$(basename "$dir"): booting $v (timeout ${tmo}s; console: $dir/console.log)"
 rc=0
-timeout -k 10 "$tmo" "$(variant "$v" qemu)" -nodefaults -no-reboot -display none \
+qemu_machine "$v" "$dir/results.log"
+timeout -k 10 "$tmo" "$(variant "$v" qemu)" "${QEMU_MACHINE[@]}" -nodefaults -no-reboot -display none \
 	-accel "tcg,thread=$tcg" -cpu "$(variant "$v" cpu)" -smp "$smp" -m "$(variant "$v" mem)" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=7 ${BOOT_APPEND:-}" \
-	-serial "file:$dir/console.log" -serial "file:$dir/results.log" \
-	> "$dir/qemu.log" 2>&1 || rc=$?
+	-append "console=$CONSOLE panic=-1 oops=panic loglevel=7 ${BOOT_APPEND:-}" \
+	-serial "file:$dir/console.log" "${QEMU_RESULTS[@]}" > "$dir/qemu.log" 2>&1 || rc=$?
 [ $rc -eq 124 ] && warn "$(basename "$dir"): QEMU killed after ${tmo}s"
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && warn "$(basename "$dir"): QEMU exited with $rc (see $dir/qemu.log)"
 exit 0

@@ -61,10 +61,19 @@ if [ -f "$ignores" ]; then
 	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ignores")
 fi
 
+# JOBS patches at a time (checkpatch is single-threaded); the verdicts are
+# read back in the series' order.
+verdicts=$(mktemp -d)
+trap 'rm -rf "$verdicts"' EXIT
+for i in "${!patches[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+	check "$i" > "$verdicts/$i" &
+done
+wait
 tests=()
 bad=0
 for i in "${!patches[@]}"; do
-	read -r st name < <(check "$i")
+	read -r st name < "$verdicts/$i" || st=fail name=$(basename "${patches[$i]}" .patch)
 	tests+=(--test "checkpatch.$name=$st")
 	[ "$st" = pass ] || bad=$((bad + 1))
 done

@@ -21,6 +21,7 @@ v=${1:-}
 [ -n "$v" ] || die "$E_USAGE" "$usage"
 shift
 arch=$(variant "$v" arch)
+read -ra kargs <<< "$(kbuild_args "$v")"
 src=$(variant_src "$v")
 b=$(build_dir "$v")
 partial=""
@@ -40,6 +41,8 @@ debian=""
 # What the selftests say they need, for the kernels that run them; the
 # variant's fragments may override it (distro: the test module as =m).
 st=$src/tools/testing/selftests/unwind/config
+# A cross variant's fragments say all it needs: the selftests' fragment
+# names x86 options.
 case $(variant "$v" runs) in
 tests|distro) [ -f "$st" ] && frags+=("$st") ;;
 esac
@@ -67,7 +70,7 @@ k=$b.kconfig
 mkdir -p "$k"
 base_config() {
 	if [ -z "$debian" ]; then
-		make -C "$src" O="$k" ARCH="$arch" tinyconfig
+		make -C "$src" O="$k" "${kargs[@]}" tinyconfig
 		return
 	fi
 	xzcat "$debian" | sed -E 's/^(CONFIG_[A-Za-z0-9_]+)=m$/# \1 is not set/' > "$k/.config"
@@ -75,7 +78,7 @@ base_config() {
 {
 	base_config &&
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$k" "$k/.config" "${frags[@]}" &&
-	make -C "$src" O="$k" ARCH="$arch" olddefconfig
+	make -C "$src" O="$k" "${kargs[@]}" olddefconfig
 } > "$log" 2>&1 || die "$E_CONFIG" "$v: kconfig failed" "$log"
 cmp -s "$k/.config" "$b/.config" || cp "$k/.config" "$b/.config"
 

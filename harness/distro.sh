@@ -8,7 +8,8 @@
 # arch's select alone. Not part of make check: the build takes long on two
 # cores (see README). Ends with "N passed, N failed".
 #
-# Then the whole of perf's and perf_events' own tests, base kernel against
+# Then the build-only variants linked (make check compiles their objects
+# only), the whole of perf's and perf_events' own tests, base kernel against
 # series (make check runs a subset of them), and make build-coverage's
 # builds (User Mode Linux, fixed-seed randconfigs).
 #
@@ -17,7 +18,7 @@
 #   NO_BUILD_COVERAGE=1  leave out the UML and randconfig builds
 . "$(dirname "$0")/lib.sh"
 
-case ${1:-} in -h|--help) sed -n '2,17p' "$0"; exit 0 ;; esac
+case ${1:-} in -h|--help) sed -n '2,18p' "$0"; exit 0 ;; esac
 vs=("$@")
 [ ${#vs[@]} -gt 0 ] || mapfile -t vs < <(variants distro)
 for v in "${vs[@]}"; do
@@ -125,9 +126,22 @@ build_coverage() {
 	fi
 }
 
+# The build-only variants (CONFIG_UNWIND_USER=n), linked: make check
+# compiles only the series' objects there.
+build_only() {
+	local v rc
+	for v in $(variants build); do
+		phase "build-$v"
+		rc=0
+		{ "$H/config.sh" "$v" && "$H/build.sh" "$v"; } || rc=$?
+		record "$v" "$rc" "build.$v=$([ $rc -eq 0 ] && echo pass || echo fail)"
+	done
+}
+
 for v in "${vs[@]}"; do
 	one "$v" || true
 done
+build_only
 [ -n "${NO_PERF_WHOLE:-}" ] || perf_whole || true
 [ -n "${NO_BUILD_COVERAGE:-}" ] || build_coverage
 phase_end

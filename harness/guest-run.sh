@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
 	*) die "$E_USAGE" "$usage" ;;
 	esac
 done
-kst=$OUT/kselftest
+kst=$(kselftest_dir "$v")
 dir=$(run_dir "$name")
 rm -rf "$dir"
 mkdir -p "$dir"
@@ -33,7 +33,7 @@ settings=$kst/unwind/settings
 tmo=$(sed -n 's/^timeout=//p' "$settings" 2>/dev/null || true)
 tmo=$(( ${tmo:-120} * $(variant "$v" slow) ))
 files=()
-[ -d "$kst" ] || die "$E_NO_TESTS" "no selftests in $kst (run: make selftests)"
+[ -d "$kst" ] || die "$E_NO_TESTS" "no selftests in $kst (run: make selftests VARIANT=$v)"
 files+=("$kst/:tests")
 # The selftests are static, but for those that test shared objects
 # (unwind_sframe_lib): their loader and C library come along.
@@ -246,6 +246,22 @@ tests|distro)
 		done
 	fi
 	;;
+cross)
+	# Another architecture's kernel (arm64): KUnit at boot, and the
+	# selftest programs built for that architecture (selftests.sh), and
+	# the series' ftracetest cases.
+	while IFS=: read -r coll prog; do
+		[ -n "$prog" ] || continue
+		[ "$coll" != ftrace ] || continue
+		want "$coll.$prog" || continue
+		echo "$coll.$prog $tmo ./$coll/$prog" >> "$runlist"
+	done < "$kst/kselftest-list.txt"
+	if [ -x "$kst/ftrace/ftracetest" ] && want ftrace.userstacktrace_delay; then
+		tcs=$(cd "$kst/ftrace" && ls test.d/*/*userstacktrace-delay*.tc)
+		# shellcheck disable=SC2086 # one word per test case
+		echo "ftrace.userstacktrace_delay $tmo cd ftrace && ./ftracetest -K -v" $tcs >> "$runlist"
+	fi
+	;;
 *)
 	die "$E_USAGE" "variant $v is built, never booted"
 	;;
@@ -253,16 +269,21 @@ esac
 
 [ -z "$perf_files" ] || files+=("$perf_tests/:usr/libexec/perf/tests/shell"
 	"$H/guest/perf-test.sh:usr/libexec/perf-test.sh")
-# The static perf tool, for the tests that drive it.
+# The static perf tool, for the tests that drive it (x86 only).
 perf=$(build_dir perf)/perf
-[ -x "$perf" ] && files+=("$perf:usr/bin/perf")
+[ "$(variant "$v" runs)" = cross ] || [ ! -x "$perf" ] || files+=("$perf:usr/bin/perf")
+# Another architecture's busybox.
+bb=""
+if [ "$(variant "$v" arch)" = arm64 ]; then
+	bb=$("$H/arm64-debs.sh" busybox) || exit
+fi
 
 append=${BOOT_APPEND:-}
 if [ -n "$only" ]; then
 	append="$append kunit.filter_glob=${only#kunit.}"
 	[ -s "$runlist" ] || info "$name: no selftest program matches '$only'"
 fi
-"$H/initramfs.sh" "$dir/initramfs.cpio.gz" "$dir/root" "$runlist" "${files[@]}"
+BUSYBOX=$bb "$H/initramfs.sh" "$dir/initramfs.cpio.gz" "$dir/root" "$runlist" "${files[@]}"
 rm -rf "$dir/root"
 BOOT_APPEND=$append "$H/boot.sh" "$v" "$dir/initramfs.cpio.gz" "$dir"
 # With a thread per vCPU, QEMU 7.2 may run the int3 of a kernel text patch

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Pack an initramfs: static busybox, the guest /init, a run list and the files
-# given. Everything it packs comes from its arguments.
+# Pack an initramfs: static busybox (BUSYBOX, else the host's), the guest
+# /init, a run list and the files given. Everything it packs comes from its
+# arguments.
 #
 # Usage: initramfs.sh OUTPUT ROOT RUNLIST [DIR/:GUESTDIR | FILE:GUESTPATH]...
 #   ROOT     scratch folder for the image's contents (emptied first)
@@ -16,9 +17,10 @@ shift 3
 [ -f "$runlist" ] || die "$E_USAGE" "initramfs.sh: no run list $runlist"
 rm -rf "$root"
 mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,tests,usr/bin,usr/sbin}
-cp /bin/busybox "$root/bin/busybox"
+# BUSYBOX: another architecture's busybox (harness/arm64-debs.sh).
+cp "${BUSYBOX:-/bin/busybox}" "$root/bin/busybox"
 file -L "$root/bin/busybox" | grep -q 'statically linked' ||
-	die "$E_BUILD" "/bin/busybox is not static (install busybox-static)"
+	die "$E_BUILD" "${BUSYBOX:-/bin/busybox} is not static (install busybox-static)"
 cp "$H/guest/init" "$root/init"
 cp "$runlist" "$root/etc/unwind-run"
 for spec in "$@"; do

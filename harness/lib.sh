@@ -137,6 +137,88 @@ ensure_base_tree() {
 		die "$E_BASE_TREE" "cannot add the worktree $BASE_TREE" "$LOGS/base-tree.log"
 }
 run_dir() { echo "$RUNS/$1"; }
+# kselftest_dir VARIANT: where the selftests for the variant are installed:
+# out/kselftest, or for a cross variant out/kselftest-VARIANT.
+kselftest_dir() {
+	if [ "$(variant "$1" runs)" = cross ]; then
+		echo "$OUT/kselftest-$1"
+	else
+		echo "$OUT/kselftest"
+	fi
+}
+
+# kbuild_args VARIANT: the make arguments of the variant's kernel build. An
+# arm64 kernel is built with clang (LLVM=1), which targets arm64 itself:
+# Debian's GNU cross compiler for arm64 conflicts with gcc-multilib, which
+# the 32-bit x86 selftest needs.
+kbuild_args() {
+	local a
+	a=$(variant "$1" arch)
+	case $a in
+	arm64) echo "ARCH=arm64 LLVM=1" ;;
+	*) echo "ARCH=$a" ;;
+	esac
+}
+# qemu_machine VARIANT RESULTS: set QEMU_MACHINE (QEMU's machine arguments),
+# CONSOLE (the kernel's console device) and QEMU_RESULTS (the arguments that
+# send the guest's second channel, which /init writes the test output to,
+# to the file RESULTS). QEMU's arm64 virt machine has one UART (ttyAMA0):
+# the results go to a virtio console (hvc0) there; x86's to ttyS1.
+qemu_machine() {
+	case $(variant "$1" arch) in
+	arm64)
+		QEMU_MACHINE=(-M virt)
+		CONSOLE=ttyAMA0
+		QEMU_RESULTS=(-chardev "file,id=results,path=$2" -device virtio-serial-device
+			      -device virtconsole,chardev=results)
+		;;
+	*)
+		QEMU_MACHINE=()
+		CONSOLE=ttyS0
+		QEMU_RESULTS=(-serial "file:$2")
+		;;
+	esac
+}
+# series_c_files BUILD SRCARCH [--diff-filter=A]: the kernel's .c files the
+# series changes (or adds) whose objects the config in BUILD builds: another
+# architecture's (arch/ but not arch/SRCARCH) are left out, and a file that
+# its folder's Makefile adds, or whose folder the parent's Makefile adds,
+# under an obj-$(CONFIG_X) line, only with X set.
+series_c_files() {
+	local b=$1 srcarch=$2 f
+	shift 2
+	hgit -C "$TREE" diff --name-only "$@" base HEAD -- '*.c' |
+		grep -v -e '^tools/' -e '^samples/' -e '^scripts/' |
+		while read -r f; do
+			case $f in arch/"$srcarch"/*) ;; arch/*) continue ;; esac
+			kbuild_built "$b" "${f%/*}" "$(basename "${f%.c}.o")" || continue
+			[[ ${f%/*} != */* ]] ||
+				kbuild_built "$b" "${f%/*/*}" "$(basename "${f%/*}")/" || continue
+			echo "$f"
+		done
+}
+# kbuild_built BUILD DIR NAME: false if DIR/Makefile adds NAME (an object
+# or a folder) under obj-$(CONFIG_X) and the config in BUILD has no X.
+kbuild_built() {
+	local opt
+	opt=$(awk -v o="$3" '
+		/^obj-\$\(CONFIG_[A-Z0-9_]+\)/ {
+			for (i = 2; i <= NF; i++) if ($i == o) {
+				sub(/^obj-\$\(/, "", $1); sub(/\).*/, "", $1)
+				print $1; exit
+			}
+		}' "$TREE/$2/Makefile" 2> /dev/null)
+	[ -z "$opt" ] || grep -qE "^$opt=[ym]" "$1/.config"
+}
+
+# kernel_image VARIANT: the boot image a variant's build makes, relative to
+# its build folder.
+kernel_image() {
+	case $(variant "$1" arch) in
+	arm64) echo arch/arm64/boot/Image ;;
+	*) echo arch/x86/boot/bzImage ;;
+	esac
+}
 
 # Kernel and perf builds go through ccache when it is installed. The cache
 # lives outside the clone (ccache's default, ~/.cache/ccache), and paths are

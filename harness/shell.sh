@@ -13,20 +13,30 @@ v=$1
 for step in deps base tree; do "$H/$step.sh"; done
 "$H/config.sh" "$v"
 "$H/build.sh" "$v"
-"$H/perf.sh" > /dev/null
+cross=""
+[ "$(variant "$v" runs)" != cross ] || cross=1
+# perf is built for x86 only.
+[ -n "$cross" ] || "$H/perf.sh" > /dev/null
 [ "$v" = old ] || "$H/selftests.sh" "$v"
 dir=$(run_dir shell)
 rm -rf "$dir"
 mkdir -p "$dir"
 : > "$dir/runlist"
 files=()
-[ -d "$OUT/kselftest" ] && files+=("$OUT/kselftest/:tests")
-files+=("$(build_dir perf)/perf:usr/bin/perf")
-"$H/initramfs.sh" "$dir/initramfs.cpio.gz" "$dir/root" "$dir/runlist" "${files[@]}"
+kst=$(kselftest_dir "$v")
+[ -d "$kst" ] && files+=("$kst/:tests")
+bb=""
+if [ -n "$cross" ]; then
+	bb=$("$H/arm64-debs.sh" busybox)
+else
+	files+=("$(build_dir perf)/perf:usr/bin/perf")
+fi
+BUSYBOX=$bb "$H/initramfs.sh" "$dir/initramfs.cpio.gz" "$dir/root" "$dir/runlist" "${files[@]}"
 rm -rf "$dir/root"
 info "booting $v with a shell on the console; leave with 'exit' or Ctrl-A X"
-exec "$(variant "$v" qemu)" -nodefaults -no-reboot -display none \
+qemu_machine "$v" "$dir/results.log"
+exec "$(variant "$v" qemu)" "${QEMU_MACHINE[@]}" -nodefaults -no-reboot -display none \
 	-accel tcg -cpu "$(variant "$v" cpu)" -smp 2 -m "$(variant "$v" mem)" \
-	-kernel "$(build_dir "$v")/arch/x86/boot/bzImage" -initrd "$dir/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 loglevel=4 unwind.shell ${BOOT_APPEND:-}" \
-	-serial mon:stdio -serial "file:$dir/results.log"
+	-kernel "$(build_dir "$v")/$(kernel_image "$v")" -initrd "$dir/initramfs.cpio.gz" \
+	-append "console=$CONSOLE panic=-1 loglevel=4 unwind.shell ${BOOT_APPEND:-}" \
+	-serial mon:stdio "${QEMU_RESULTS[@]}"

@@ -14,7 +14,7 @@ v=$1 glob=$2
 # The selftests are built against a test variant's UAPI headers, as in make
 # check; a fallback variant (old) runs them too, on the base kernel.
 case $(variant "$v" runs) in
-tests) st=$v ;;
+tests|cross) st=$v ;;
 fallback) st=$(variants tests | head -n 1) ;;
 *) die "$E_USAGE" "variant $v is built, never booted" ;;
 esac
@@ -22,7 +22,8 @@ rm -f "$LOGS/phases.tsv"
 for step in deps base tree; do phase "$step"; "$H/$step.sh"; done
 phase "config-$v";	"$H/config.sh" "$v"
 phase "build-$v";	"$H/build.sh" "$v"
-phase perf-build;	"$H/perf.sh" > /dev/null
+# perf is built for x86 only.
+[ "$(variant "$v" runs)" = cross ] || { phase perf-build; "$H/perf.sh" > /dev/null; }
 phase selftests-build;	"$H/selftests.sh" "$st"
 phase "boot-$v"
 name=test-$v
