@@ -33,7 +33,8 @@ help:
 	@echo '                  programs: fp,defer against dwarf (out/bench/debian13.txt)'
 	@echo '  make bench-ftrace  ftrace ring-buffer bytes and frames: userstacktrace vs'
 	@echo '                  userstacktrace_delay (out/bench/ftrace.txt)'
-	@echo '  make distro-objs  the series'"'"' objects with Debian'"'"'s config, W=1 and sparse'
+	@echo '  make distro-objs  the series'"'"' objects with Debian'"'"'s amd64 and arm64 configs, W=1'
+	@echo '                  and sparse'
 	@echo '  make distro     Debian'"'"'s own configs with the series (amd64, and PREEMPT_RT with lockdep;'
 	@echo '                  modules off, the test code as modules), booted with every test, and'
 	@echo '                  the whole of perf test and selftests/perf_events, base against series'
@@ -104,6 +105,7 @@ bench-ftrace:
 	@$(H)/bench-ftrace.sh
 distro-objs: tree
 	@$(H)/distro-objs.sh
+	@$(H)/distro-objs.sh --arch arm64
 distro: tree
 	@$(H)/distro.sh
 distro-deb: tree
@@ -116,7 +118,7 @@ build-coverage: tree
 	@$(H)/build-coverage.sh
 clean:
 	rm -rf out/tree/build-* out/base-tree/build-* out/bisect-tree/build-* out/build \
-		out/logs out/runs out/kselftest out/selftests-build out/demo out/bench \
-		out/roundtrip out/series out/docs-build
+		out/logs out/runs out/kselftest out/kselftest-* out/selftests-build \
+		out/selftests-build-* out/demo out/bench out/roundtrip out/series out/docs-build
 distclean:
 	@$(H)/distclean.sh

@@ -38,7 +38,7 @@ qemu_machine "$v" "$dir/results.log"
 timeout -k 10 "$tmo" "$(variant "$v" qemu)" "${QEMU_MACHINE[@]}" -nodefaults -no-reboot -display none \
 	-accel "tcg,thread=$tcg" -cpu "$(variant "$v" cpu)" -smp "$smp" -m "$(variant "$v" mem)" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=$CONSOLE panic=-1 oops=panic loglevel=7 ${BOOT_APPEND:-}" \
+	-append "console=$CONSOLE $KERNEL_ARGS panic=-1 oops=panic loglevel=7 ${BOOT_APPEND:-}" \
 	-serial "file:$dir/console.log" "${QEMU_RESULTS[@]}" > "$dir/qemu.log" 2>&1 || rc=$?
 [ $rc -eq 124 ] && warn "$(basename "$dir"): QEMU killed after ${tmo}s"
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && warn "$(basename "$dir"): QEMU exited with $rc (see $dir/qemu.log)"

@@ -160,21 +160,25 @@ kbuild_args() {
 	esac
 }
 # qemu_machine VARIANT RESULTS: set QEMU_MACHINE (QEMU's machine arguments),
-# CONSOLE (the kernel's console device) and QEMU_RESULTS (the arguments that
-# send the guest's second channel, which /init writes the test output to,
-# to the file RESULTS). QEMU's arm64 virt machine has one UART (ttyAMA0):
-# the results go to a virtio console (hvc0) there; x86's to ttyS1.
+# CONSOLE (the kernel's console device), KERNEL_ARGS (what else the kernel's
+# command line needs) and QEMU_RESULTS (the arguments that send the guest's
+# second channel, which /init writes the test output to, to the file
+# RESULTS). QEMU's arm64 virt machine has one UART (ttyAMA0): the results go
+# to a virtio console (hvc0) there; x86's to ttyS1. arm64 boots with a GICv3
+# and pseudo-NMIs, so that the PMU's overflow interrupt is an NMI.
 qemu_machine() {
 	case $(variant "$1" arch) in
 	arm64)
-		QEMU_MACHINE=(-M virt)
+		QEMU_MACHINE=(-M virt,gic-version=3)
 		CONSOLE=ttyAMA0
+		KERNEL_ARGS=irqchip.gicv3_pseudo_nmi=1
 		QEMU_RESULTS=(-chardev "file,id=results,path=$2" -device virtio-serial-device
 			      -device virtconsole,chardev=results)
 		;;
 	*)
 		QEMU_MACHINE=()
 		CONSOLE=ttyS0
+		KERNEL_ARGS=
 		QEMU_RESULTS=(-serial "file:$2")
 		;;
 	esac

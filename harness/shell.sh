@@ -38,5 +38,5 @@ qemu_machine "$v" "$dir/results.log"
 exec "$(variant "$v" qemu)" "${QEMU_MACHINE[@]}" -nodefaults -no-reboot -display none \
 	-accel tcg -cpu "$(variant "$v" cpu)" -smp 2 -m "$(variant "$v" mem)" \
 	-kernel "$(build_dir "$v")/$(kernel_image "$v")" -initrd "$dir/initramfs.cpio.gz" \
-	-append "console=$CONSOLE panic=-1 loglevel=4 unwind.shell ${BOOT_APPEND:-}" \
+	-append "console=$CONSOLE $KERNEL_ARGS panic=-1 loglevel=4 unwind.shell ${BOOT_APPEND:-}" \
 	-serial mon:stdio "${QEMU_RESULTS[@]}"
