@@ -9,10 +9,13 @@ PKGS=(build-essential bc bison flex libelf-dev libssl-dev dwarves cpio
       libdw-dev zlib1g-dev liblzma-dev libzstd-dev libbz2-dev ccache
       trace-cmd python3-sphinx python3-sphinx-rtd-theme sparse linux-config-6.12
       clang libclang-rt-dev debootstrap dpkg-dev debhelper debian-archive-keyring kmod
-      qemu-system-arm lld llvm libc6-dev-arm64-cross libgcc-12-dev-arm64-cross)
+      qemu-system-arm lld llvm libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
+      binutils-aarch64-linux-gnu)
 # The arm64 guest is built with clang (LLVM=1) and its programs are linked
 # against the arm64 C library above: Debian's gcc-aarch64-linux-gnu
-# conflicts with gcc-multilib, which the 32-bit x86 selftest needs.
+# conflicts with gcc-multilib, which the 32-bit x86 selftest needs. Its
+# SFrame program is assembled and linked with GNU binutils for arm64
+# (clang's assembler and lld write no SFrame).
 
 missing=()
 for p in "${PKGS[@]}"; do

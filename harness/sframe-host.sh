@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # The parsers' host-side tests: tools/testing/sframe of out/tree builds
 # kernel/unwind/sframe.c in user space (ASan and UBSan, a checked
-# user-access shim) with its unit tests, and runs them; tools/testing/
+# user-access shim) with its unit tests, and runs them, and compares its
+# answers with objdump --sframe's decoding of programs built here for
+# x86_64 and AArch64 (sframe_oracle.py, when the tree has it); tools/testing/
 # eh_frame does the same for kernel/unwind/eh_frame.c, and compares its
 # answers with readelf's decoding of this machine's libc, libm,
 # libstdc++, bash, sort, python3 and vDSO (eh_frame_oracle.py). Each TAP
-# result becomes the test sframe.host.NAME, eh_frame.host.NAME or
-# eh_frame.NAME (oracle_FILE; a skip is a failure); the builds and the
-# runs go to logs/sframe-host.log. A tree without tools/testing/sframe
-# (an older series) has nothing to run: that is said, and nothing
-# recorded; one without tools/testing/eh_frame runs the SFrame tests only.
+# result becomes the test sframe.host.NAME, sframe.NAME (oracle_PROGRAM),
+# eh_frame.host.NAME or eh_frame.NAME (oracle_FILE; a skip is a failure);
+# the builds and the runs go to logs/sframe-host.log. A tree without
+# tools/testing/sframe (an older series) has nothing to run: that is said,
+# and nothing recorded; one without tools/testing/eh_frame runs the SFrame
+# tests only.
 #
 # With --debian13, only the oracle runs, on the Debian 13 programs and
 # libraries debian-tools.sh staged (perf 7.3, trace-cmd 3.4 and every
@@ -128,6 +131,10 @@ if [ -n "$debian13" ]; then
 	grep -E '^# [^ :]+: [0-9]+ FDEs, [0-9]+ rows; ' "$log" | sed 's/^# /    readelf vs reader: /' || true
 else
 	run_tap sframe.host "$dir" ./sframe_test
+	if [ -f "$dir/sframe_oracle.py" ]; then
+		run_tap sframe "$dir" python3 sframe_oracle.py ./sframe_dump
+		grep -E '^# [^ :]+: abi [0-9]+, ' "$log" | sed 's/^# /    objdump vs parser: /' || true
+	fi
 fi
 if [ -n "$ehdir" ] && [ -z "$debian13" ]; then
 	run_tap eh_frame.host "$ehdir" ./eh_frame_test
