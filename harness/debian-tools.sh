@@ -26,10 +26,9 @@
 case ${1:-} in -h|--help) sed -n '2,16p' "$0"; exit 0 ;; esac
 [ $# -eq 0 ] || die "$E_USAGE" "usage: debian-tools.sh (no arguments)"
 
-# The tested versions. If the archive no longer offers one, the newest of the
-# same upstream release is taken and the difference said, as for the base.
-PERF_PIN=7.3.4-1~bpo13+1	# linux-perf, trixie-backports
-TRACE_CMD_PIN=3.4-2		# trace-cmd, sid
+# The tested versions (harness/lib.sh).
+PERF_PIN=$DEBIAN_PERF_PIN
+TRACE_CMD_PIN=$DEBIAN_TRACE_CMD_PIN
 mirror=${DEB_MIRROR:-http://deb.debian.org/debian}
 
 [ "$(id -u)" -eq 0 ] || die "$E_DEPENDENCIES" "debian-tools.sh: debootstrap and chroot need root"

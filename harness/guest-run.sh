@@ -261,6 +261,30 @@ cross)
 		# shellcheck disable=SC2086 # one word per test case
 		echo "ftrace.userstacktrace_delay $tmo cd ftrace && ./ftracetest -K -v" $tcs >> "$runlist"
 	fi
+	# Debian's own perf (7.3) and trace-cmd (3.4) built for arm64, as users
+	# have them (arm64-debs.sh), with the read loop built for arm64: the
+	# same scripts as on guest.
+	if [ "$(variant "$v" arch)" = arm64 ] && { want debian.perf || want debian.trace_cmd; }; then
+		if a64tools=$("$H/arm64-debs.sh" tools 2> "$LOGS/arm64-tools.out"); then
+			files+=("$a64tools/:." "$H/guest/debian-perf-test.sh:usr/libexec/debian-perf-test.sh"
+				"$H/guest/trace-cmd-test.sh:usr/libexec/trace-cmd-test.sh")
+			clang --target=aarch64-linux-gnu -fuse-ld=lld -static -nostdlib -ffreestanding \
+				-fno-stack-protector -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+				-Wall -isystem "$(build_dir "$v")/usr/include" -I"$TREE/tools/testing/selftests/unwind" \
+				-o "$dir/readloop" "$H/bench/syscall.c" > "$dir/readloop.log" 2>&1 ||
+				die "$E_BUILD" "the read loop failed to build for arm64" "$dir/readloop.log"
+			files+=("$dir/readloop:usr/libexec/readloop")
+			! want debian.perf ||
+				echo "debian.perf $((tmo * 2)) sh /usr/libexec/debian-perf-test.sh /tests/ftrace/unwind_chain /usr/libexec/readloop" >> "$runlist"
+			! want debian.trace_cmd ||
+				echo "debian.trace_cmd $tmo env TRACE_CMD=trace-cmd-debian sh /usr/libexec/trace-cmd-test.sh /tests/ftrace/unwind_chain" >> "$runlist"
+		else
+			# Not a skip: the run fails, saying why.
+			cp "$LOGS/arm64-tools.out" "$dir/debian-tools.out"
+			echo "debian.perf 10 tail -n 5 /usr/libexec/debian-tools.out; echo 'not ok 1 Debian tools for arm64 could not be made (out/logs/arm64-tools.log)'; exit 1" >> "$runlist"
+			files+=("$dir/debian-tools.out:usr/libexec/debian-tools.out")
+		fi
+	fi
 	;;
 *)
 	die "$E_USAGE" "variant $v is built, never booted"

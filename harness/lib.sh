@@ -11,6 +11,12 @@ BASE_PKG=linux-source-6.12
 # The tested base. If apt no longer offers it, deps.sh takes the newest 6.12 and says so.
 BASE_PIN=6.12.117-1~deb12u1
 BASE_DIR=$OUT/base/linux-source-6.12
+# Debian's perf and trace-cmd the guests run, as our users have them
+# (debian-tools.sh for amd64, arm64-debs.sh for arm64). If the archive no
+# longer offers one, the newest of the same upstream release is taken and
+# the difference said.
+DEBIAN_PERF_PIN=7.3.4-1~bpo13+1		# linux-perf, trixie-backports
+DEBIAN_TRACE_CMD_PIN=3.4-2		# trace-cmd, sid
 TREE=$OUT/tree
 RUNS=$OUT/runs
 LOGS=$OUT/logs

@@ -15,6 +15,7 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
+#if defined(__x86_64__)
 static inline long sys6(long nr, long a, long b, long c, long d, long e, long f)
 {
 	register long r10 asm("r10") = d;
@@ -39,6 +40,31 @@ static inline long sys3(long nr, long a, long b, long c)
 		     : "rcx", "r11", "memory");
 	return ret;
 }
+#elif defined(__aarch64__)
+static inline long sys6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	register long x8 asm("x8") = nr;
+	register long x0 asm("x0") = a;
+	register long x1 asm("x1") = b;
+	register long x2 asm("x2") = c;
+	register long x3 asm("x3") = d;
+	register long x4 asm("x4") = e;
+	register long x5 asm("x5") = f;
+
+	asm volatile("svc #0"
+		     : "+r"(x0)
+		     : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+		     : "memory");
+	return x0;
+}
+
+static inline long sys3(long nr, long a, long b, long c)
+{
+	return sys6(nr, a, b, c, 0, 0, 0);
+}
+#else
+#error "the benchmark workloads know x86_64 and arm64 system calls only"
+#endif
 
 static inline void say(const char *s)
 {
@@ -102,6 +128,7 @@ static inline long arg(int argc, char **argv, int i, const char *usage)
 int main(int argc, char **argv);
 
 /* The entry point: the outermost frame, with a zero frame pointer. */
+#if defined(__x86_64__)
 asm(".globl _start\n"
     "_start:\n"
     "	xor %ebp, %ebp\n"
@@ -111,5 +138,16 @@ asm(".globl _start\n"
     "	mov %eax, %edi\n"
     "	mov $" STR(__NR_exit_group) ", %eax\n"
     "	syscall\n");
+#else
+asm(".globl _start\n"
+    "_start:\n"
+    "	mov x29, #0\n"
+    "	mov x30, #0\n"
+    "	ldr x0, [sp]\n"			/* argc */
+    "	add x1, sp, #8\n"			/* argv */
+    "	bl main\n"
+    "	mov x8, #" STR(__NR_exit_group) "\n"
+    "	svc #0\n");
+#endif
 
 #endif

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 	long bytes = arg(argc, argv, 2, USAGE);
 	long long t0;
 
-	zero = sys3(__NR_open, (long)"/dev/zero", 0 /* O_RDONLY */, 0);
+	zero = sys6(__NR_openat, -100 /* AT_FDCWD */, (long)"/dev/zero", 0 /* O_RDONLY */, 0, 0, 0);
 	/* PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE */
 	buf = (char *)sys6(__NR_mmap, 0, bytes, 3, 0x8022, -1, 0);
 	if (zero < 0 || (unsigned long)buf > -4096UL)

@@ -123,8 +123,8 @@ awk -v prog="$prog" '
 total=$(wc -l < "$tmp/loop.samples")
 bad=$(grep -c '^U' "$tmp/loop.samples")
 # Samples in read(): the kernel part, then the workload's whole chain.
-inread=$(grep -cE '^[SU]\|.* (ksys_read|__x64_sys_read)[ |]' "$tmp/loop.samples")
-chained=$(grep -cE '^S\|.* (ksys_read|__x64_sys_read)[ |].*\| fill copy_chunk load_file read_all main( |$)' "$tmp/loop.samples")
+inread=$(grep -cE '^[SU]\|.* (ksys_read|__x64_sys_read|__arm64_sys_read)[ |]' "$tmp/loop.samples")
+chained=$(grep -cE '^S\|.* (ksys_read|__x64_sys_read|__arm64_sys_read)[ |].*\| fill copy_chunk load_file read_all main( |$)' "$tmp/loop.samples")
 echo "# read loop: $bad of $total samples without a user part in $prog;" \
 	"$chained of $inread samples in read() continue into fill ... main"
 none_unstitched() { [ "$total" -ge 100 ] && [ "$bad" -eq 0 ]; }
