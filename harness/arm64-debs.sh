@@ -58,19 +58,13 @@ apt_conf() {
 # tools/debian/NAME/bin/NAME with its loader and libraries in .../lib, and
 # the wrapper tools/usr/bin/NAME-debian. Prints "PACKAGE VERSION (SUITE)".
 tool() {
-	local name=$1 ts=$2 pkg=$3 pin=$4 up=$5 prog=$6 a=$d/tools.apt/$1 x ver offered l
+	local name=$1 ts=$2 pkg=$3 pin=$4 up=$5 prog=$6 a=$d/tools.apt/$1 x ver l
 	local s=$d/tools.new/debian/$name
 	apt_conf "$a" "deb [arch=arm64] $mirror trixie main" "deb [arch=arm64] $mirror $ts main"
 	apt-get "${opts[@]}" update >> "$log" 2>&1 ||
 		die "$E_DEPENDENCIES" "apt-get update (arm64, trixie and $ts) failed" "$log"
-	offered=$(apt-cache "${opts[@]}" madison "$pkg" | awk -F' *[|] *' '{ print $2 }')
-	if grep -qxF "$pin" <<< "$offered"; then
-		ver=$pin
-	else
-		ver=$(grep -E "^$up([.-]|$)" <<< "$offered" | sort -V | tail -n 1 || true)
-		[ -n "$ver" ] || die "$E_DEPENDENCIES" "$ts offers no arm64 $pkg $up (pinned: $pin)"
-		warn "# arm64 $pkg $pin is no longer offered; testing $ver instead."
-	fi
+	ver=$(apt-cache "${opts[@]}" madison "$pkg" | awk -F' *[|] *' '{ print $2 }' |
+		pick_version "$pin" "$up" "arm64 $pkg ($ts)") || exit
 	apt-get "${opts[@]}" install -y --download-only --no-install-recommends -t "$ts" \
 		"$pkg=$ver" >> "$log" 2>&1 ||
 		die "$E_DEPENDENCIES" "apt-get --download-only $pkg=$ver (arm64, $ts) failed" "$log"

@@ -78,20 +78,14 @@ in_root() { chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIA
 # the dependencies apt takes from SUITE where trixie's are too old), or the
 # newest UPSTREAM.* there if the pin is gone. Prints the installed version.
 install() {
-	local root=$1 suite=$2 pkg=$3 pin=$4 up=$5 offered ver
+	local root=$1 suite=$2 pkg=$3 pin=$4 up=$5 ver
 	echo "deb $mirror $suite main" > "$root/etc/apt/sources.list.d/$suite.list"
 	# The archive served here can be a snapshot older than its Release
 	# files' Valid-Until (sid's is a week): their age is not under test.
 	in_root "$root" apt-get -o Acquire::Check-Valid-Until=false update >> "$log" 2>&1 ||
 		die "$E_DEPENDENCIES" "apt-get update with $suite failed" "$log"
-	offered=$(in_root "$root" apt-cache madison "$pkg" | awk -F' *[|] *' '{ print $2 }')
-	if grep -qxF "$pin" <<< "$offered"; then
-		ver=$pin
-	else
-		ver=$(grep -E "^$up([.-]|$)" <<< "$offered" | sort -V | tail -n 1 || true)
-		[ -n "$ver" ] || die "$E_DEPENDENCIES" "$suite offers no $pkg $up (pinned: $pin)"
-		warn "# $pkg $pin is no longer offered; testing $ver instead."
-	fi
+	ver=$(in_root "$root" apt-cache madison "$pkg" | awk -F' *[|] *' '{ print $2 }' |
+		pick_version "$pin" "$up" "$pkg ($suite)") || exit
 	in_root "$root" apt-get install -y --no-install-recommends -t "$suite" "$pkg=$ver" \
 		>> "$log" 2>&1 || die "$E_DEPENDENCIES" "apt-get install $pkg=$ver ($suite) failed" "$log"
 	in_root "$root" dpkg-query -W -f='${Version}' "$pkg"

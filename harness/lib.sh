@@ -17,6 +17,22 @@ BASE_DIR=$OUT/base/linux-source-6.12
 # the difference said.
 DEBIAN_PERF_PIN=7.3.4-1~bpo13+1		# linux-perf, trixie-backports
 DEBIAN_TRACE_CMD_PIN=3.4-2		# trace-cmd, sid
+
+# pick_version PIN UPSTREAM WHAT: of the versions on stdin (one a line, as
+# apt-cache madison's second column gives them), PIN if it is there, else the
+# newest UPSTREAM.* with a warning naming WHAT; fails if there is neither.
+pick_version() {
+	local pin=$1 up=$2 what=$3 offered ver
+	offered=$(cat)
+	if grep -qxF "$pin" <<< "$offered"; then
+		echo "$pin"
+		return 0
+	fi
+	ver=$(grep -E "^$up([.-]|$)" <<< "$offered" | sort -V | tail -n 1 || true)
+	[ -n "$ver" ] || die "$E_DEPENDENCIES" "no $what $up is offered (pinned: $pin)"
+	warn "# $what $pin is no longer offered; testing $ver instead."
+	echo "$ver"
+}
 TREE=$OUT/tree
 RUNS=$OUT/runs
 LOGS=$OUT/logs
