@@ -19,7 +19,10 @@
 # libraries debian-tools.sh staged (perf 7.3, trace-cmd 3.4 and every
 # library they load: glibc 2.41, libstdc++, libpython3.13, liblzma, ...)
 # and the acceptance test's programs (python3.13, xz, gzip, sort, bash,
-# sqlite3 and theirs), as the tests eh_frame.debian13.oracle_FILE.
+# sqlite3 and theirs), as the tests eh_frame.debian13.oracle_FILE; and on
+# the same perf and trace-cmd for arm64 with their libraries, as
+# arm64-debs.sh stages them (fetched here if not yet), as
+# eh_frame.debian13.oracle_aarch64_FILE.
 # Usage: sframe-host.sh [--debian13] [--json OUT]
 . "$(dirname "$0")/lib.sh"
 
@@ -127,6 +130,16 @@ if [ -n "$debian13" ]; then
 		done | awk -F/ '!seen[$NF]++' | sort)
 	[ ${#files[@]} -gt 0 ] ||
 		die "$E_NO_TESTS" "nothing staged in $OUT/debian-tools/guest/debian (run harness/debian-tools.sh)"
+	if ! a64=$("$H/arm64-debs.sh" tools 2>> "$log"); then
+		record "$E_DEPENDENCIES" "eh_frame.debian13.arm64_tools=fail"
+		die "$E_DEPENDENCIES" "Debian's arm64 perf and trace-cmd could not be fetched" "$log"
+	fi
+	mapfile -t a64files < <(find "$a64/debian" -type f \( -path '*/lib/*' -o -path '*/bin/*' \) |
+		while read -r f; do
+			[ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" != '177ELF' ] || echo "$f"
+		done | awk -F/ '!seen[$NF]++' | sort)
+	[ ${#a64files[@]} -gt 0 ] || die "$E_NO_TESTS" "nothing staged in $a64/debian"
+	files+=("${a64files[@]}")
 	run_tap eh_frame.debian13 "$ehdir" python3 eh_frame_oracle.py ./eh_frame_dump "${files[@]}"
 	grep -E '^# [^ :]+: [0-9]+ FDEs, [0-9]+ rows; ' "$log" | sed 's/^# /    readelf vs reader: /' || true
 else
