@@ -165,14 +165,22 @@ tests|distro)
 		if "$H/debian-tools.sh" > "$LOGS/debian-tools.out" 2>&1; then
 			files+=("$OUT/debian-tools/guest/:." "$H/guest/debian-perf-test.sh:usr/libexec/debian-perf-test.sh"
 				"$H/guest/trace-cmd-test.sh:usr/libexec/trace-cmd-test.sh")
-			# The benchmark's read loop: static, frame pointers, symbols.
-			gcc -static -nostdlib -ffreestanding -fno-stack-protector -no-pie -O2 -g \
-				-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall \
-				-I"$TREE/tools/testing/selftests/unwind" -o "$dir/readloop" "$H/bench/syscall.c" > "$dir/readloop.log" 2>&1 ||
-				die "$E_BUILD" "the read loop failed to build" "$dir/readloop.log"
-			files+=("$dir/readloop:usr/libexec/readloop")
+			# The benchmark's read loop: static, frame pointers, symbols;
+			# again without frame pointers, with .eh_frame_hdr, built
+			# and linked by LLVM (lld starts the text in the file page
+			# that ends the read-only segment).
+			for nofp in "" -nofp; do
+				cc=(gcc -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer)
+				[ -z "$nofp" ] || cc=(clang -fuse-ld=lld -fomit-frame-pointer -momit-leaf-frame-pointer
+					-fasynchronous-unwind-tables -Wl,--eh-frame-hdr)
+				"${cc[@]}" -static -nostdlib -ffreestanding -fno-stack-protector -no-pie -O2 -g \
+					-Wall -I"$TREE/tools/testing/selftests/unwind" \
+					-o "$dir/readloop$nofp" "$H/bench/syscall.c" > "$dir/readloop.log" 2>&1 ||
+					die "$E_BUILD" "the read loop$nofp failed to build" "$dir/readloop.log"
+				files+=("$dir/readloop$nofp:usr/libexec/readloop$nofp")
+			done
 			! want debian.perf ||
-				echo "debian.perf $((tmo * 2)) sh /usr/libexec/debian-perf-test.sh /tests/ftrace/unwind_chain /usr/libexec/readloop" >> "$runlist"
+				echo "debian.perf $((tmo * 2)) sh /usr/libexec/debian-perf-test.sh /tests/ftrace/unwind_chain /usr/libexec/readloop /usr/libexec/readloop-nofp" >> "$runlist"
 			! want debian.trace_cmd ||
 				echo "debian.trace_cmd $tmo env TRACE_CMD=trace-cmd-debian sh /usr/libexec/trace-cmd-test.sh /tests/ftrace/unwind_chain" >> "$runlist"
 			# The acceptance test on Debian 13's programs, against Debian's
@@ -274,14 +282,18 @@ cross)
 		if a64tools=$("$H/arm64-debs.sh" tools 2> "$LOGS/arm64-tools.out"); then
 			files+=("$a64tools/:." "$H/guest/debian-perf-test.sh:usr/libexec/debian-perf-test.sh"
 				"$H/guest/trace-cmd-test.sh:usr/libexec/trace-cmd-test.sh")
-			clang --target=aarch64-linux-gnu -fuse-ld=lld -static -nostdlib -ffreestanding \
-				-fno-stack-protector -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
-				-Wall -isystem "$(build_dir "$v")/usr/include" -I"$TREE/tools/testing/selftests/unwind" \
-				-o "$dir/readloop" "$H/bench/syscall.c" > "$dir/readloop.log" 2>&1 ||
-				die "$E_BUILD" "the read loop failed to build for arm64" "$dir/readloop.log"
-			files+=("$dir/readloop:usr/libexec/readloop")
+			for nofp in "" -nofp; do
+				fp=(-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer)
+				[ -z "$nofp" ] || fp=(-fomit-frame-pointer -momit-leaf-frame-pointer -fasynchronous-unwind-tables -Wl,--eh-frame-hdr)
+				clang --target=aarch64-linux-gnu -fuse-ld=lld -static -nostdlib -ffreestanding \
+					-fno-stack-protector -O2 -g "${fp[@]}" -mbranch-protection=pac-ret \
+					-Wall -isystem "$(build_dir "$v")/usr/include" -I"$TREE/tools/testing/selftests/unwind" \
+					-o "$dir/readloop$nofp" "$H/bench/syscall.c" > "$dir/readloop.log" 2>&1 ||
+					die "$E_BUILD" "the read loop$nofp failed to build for arm64" "$dir/readloop.log"
+				files+=("$dir/readloop$nofp:usr/libexec/readloop$nofp")
+			done
 			! want debian.perf ||
-				echo "debian.perf $((tmo * 2)) sh /usr/libexec/debian-perf-test.sh /tests/ftrace/unwind_chain /usr/libexec/readloop" >> "$runlist"
+				echo "debian.perf $((tmo * 2)) sh /usr/libexec/debian-perf-test.sh /tests/ftrace/unwind_chain /usr/libexec/readloop /usr/libexec/readloop-nofp" >> "$runlist"
 			! want debian.trace_cmd ||
 				echo "debian.trace_cmd $tmo env TRACE_CMD=trace-cmd-debian sh /usr/libexec/trace-cmd-test.sh /tests/ftrace/unwind_chain" >> "$runlist"
 		else

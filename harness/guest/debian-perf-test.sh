@@ -14,24 +14,29 @@
 #     no sample is left unstitched (a user part of the program's own frames
 #     on every sample). Mainline perf only looks forward for a sample's
 #     record, so a sample taken after its entry's walk must not carry a
-#     cookie.
-# Usage: debian-perf-test.sh UNWIND_CHAIN READLOOP
-chain_prog=${1:?usage: debian-perf-test.sh UNWIND_CHAIN READLOOP}
-readloop=${2:?usage: debian-perf-test.sh UNWIND_CHAIN READLOOP}
+#     cookie;
+#   - with READLOOP_NOFP, the same read loop built without frame pointers
+#     (and without SFrame): every sample in read() still continues into its
+#     whole chain, which only the program's .eh_frame gives.
+# Usage: debian-perf-test.sh UNWIND_CHAIN READLOOP [READLOOP_NOFP]
+usage="usage: debian-perf-test.sh UNWIND_CHAIN READLOOP [READLOOP_NOFP]"
+chain_prog=${1:?$usage}
+readloop=${2:?$usage}
+readloop_nofp=${3:-}
 perf=perf-debian
 tmp=$(mktemp -d /tmp/debian-perf.XXXXXX) || exit 1
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n $1"; }
 nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+check() { d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; return 1; fi; }
 diag() { [ -f "$1" ] && head -n "${2:-20}" "$1" | sed 's/^/# /'; }
 # No debuginfod: the guest has no network.
 export DEBUGINFOD_URLS=
 export HOME=$tmp
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..$([ -n "$readloop_nofp" ] && echo 10 || echo 8)"
 sed 's/^/# /' /debian/versions
 echo "# $($perf version 2>&1)"
 
@@ -97,43 +102,60 @@ check "perf script --no-merge-callchains: one record per cookie" one_per_cookie 
 
 # A read loop sampled by cpu-clock: every sample of the program has a user
 # part of the program's own frames.
+# loop PROG NAME: record PROG's read loop into $tmp/NAME.data, and write one
+# line per sample of the program to $tmp/NAME.samples: "S" if its user part
+# has a frame of the program, else "U"; its kernel part's functions (the
+# addresses in the kernel half); its user part's. Sets total, bad (samples
+# left unstitched), inread (samples in read()) and chained (those whose
+# user part is the program's whole chain).
 loop() {
-	$perf record -q -o "$tmp/loop.data" -e cpu-clock -F 4000 --call-graph fp,defer \
-		-- "$readloop" 300 4194304 > /dev/null 2> "$tmp/loop.err" &&
-	$perf script -i "$tmp/loop.data" --no-inline -F comm,tid,ip,sym,dso > "$tmp/loop.script" 2>> "$tmp/loop.err"
+	$perf record -q -o "$tmp/$2.data" -e cpu-clock -F 4000 --call-graph fp,defer \
+		-- "$1" 300 4194304 > /dev/null 2> "$tmp/$2.err" &&
+	$perf script -i "$tmp/$2.data" --no-inline -F comm,tid,ip,sym,dso > "$tmp/$2.script" 2>> "$tmp/$2.err" ||
+		return 1
+	awk -v prog="$(basename "$1")" '
+		function flush() {
+			if (have && mine)
+				printf "%s|%s|%s\n", (stitched ? "S" : "U"), k, u
+			have = 0
+		}
+		/^[^ \t]/ { flush(); have = 1; mine = ($1 == prog); stitched = 0; k = u = ""; next }
+		/^[ \t]+[0-9a-f]+ / {
+			s = $2; sub(/\+0x[0-9a-f]+$/, "", s)
+			if (length($1) == 16 && $1 ~ /^ffff/) k = k " " s; else u = u " " s
+			if ($0 ~ "/" prog "\\)$") stitched = 1
+		}
+		END { flush() }
+	' "$tmp/$2.script" > "$tmp/$2.samples"
+	total=$(wc -l < "$tmp/$2.samples")
+	bad=$(grep -c '^U' "$tmp/$2.samples")
+	# Samples in read(): the kernel part, then the workload's whole chain.
+	inread=$(grep -cE '^[SU]\|.* (ksys_read|__x64_sys_read|__arm64_sys_read)[ |]' "$tmp/$2.samples")
+	chained=$(grep -cE '^S\|.* (ksys_read|__x64_sys_read|__arm64_sys_read)[ |].*\| fill copy_chunk load_file read_all main( |$)' "$tmp/$2.samples")
+	echo "# $2: $bad of $total samples without a user part in $(basename "$1");" \
+		"$chained of $inread samples in read() continue into fill ... main"
 }
-check "perf record -e cpu-clock --call-graph fp,defer of a read loop" loop || diag "$tmp/loop.err"
-# Per sample of the program: its kernel part's functions (addresses in the
-# kernel half), its user part's, and whether a user frame is in the program.
-prog=$(basename "$readloop")
-awk -v prog="$prog" '
-	function flush() {
-		if (have && mine)
-			printf "%s|%s|%s\n", (stitched ? "S" : "U"), k, u
-		have = 0
-	}
-	/^[^ \t]/ { flush(); have = 1; mine = ($1 == prog); stitched = 0; k = u = ""; next }
-	/^[ \t]+[0-9a-f]+ / {
-		s = $2; sub(/\+0x[0-9a-f]+$/, "", s)
-		if (length($1) == 16 && $1 ~ /^ffff/) k = k " " s; else u = u " " s
-		if ($0 ~ "/" prog "\\)$") stitched = 1
-	}
-	END { flush() }
-' "$tmp/loop.script" > "$tmp/loop.samples"
-total=$(wc -l < "$tmp/loop.samples")
-bad=$(grep -c '^U' "$tmp/loop.samples")
-# Samples in read(): the kernel part, then the workload's whole chain.
-inread=$(grep -cE '^[SU]\|.* (ksys_read|__x64_sys_read|__arm64_sys_read)[ |]' "$tmp/loop.samples")
-chained=$(grep -cE '^S\|.* (ksys_read|__x64_sys_read|__arm64_sys_read)[ |].*\| fill copy_chunk load_file read_all main( |$)' "$tmp/loop.samples")
-echo "# read loop: $bad of $total samples without a user part in $prog;" \
-	"$chained of $inread samples in read() continue into fill ... main"
+# not_chained NAME: a few samples in read() of NAME that lost their chain.
+not_chained() {
+	grep -E '_sys_read[ |]' "$tmp/$1.samples" | grep -v '| fill copy_chunk load_file read_all main' |
+		head -n 5 | sed 's/^/# /'
+}
 none_unstitched() { [ "$total" -ge 100 ] && [ "$bad" -eq 0 ]; }
+in_read() { [ "$inread" -ge 50 ] && [ "$chained" -eq "$inread" ]; }
+
+check "perf record -e cpu-clock --call-graph fp,defer of a read loop" loop "$readloop" loop ||
+	diag "$tmp/loop.err"
 check "read loop: no sample left unstitched" none_unstitched ||
 	grep -m 5 '^U' "$tmp/loop.samples" | sed 's/^/# /'
-in_read() { [ "$inread" -ge 50 ] && [ "$chained" -eq "$inread" ]; }
 check "read loop: every sample in read() continues into its chain, frame by frame" in_read ||
-	grep -E '_sys_read[ |]' "$tmp/loop.samples" | grep -v '| fill copy_chunk load_file read_all main' | head -n 5 |
-	sed 's/^/# /'
+	not_chained loop
+
+if [ -n "$readloop_nofp" ]; then
+	check "perf record -e cpu-clock --call-graph fp,defer of the read loop without frame pointers" \
+		loop "$readloop_nofp" nofp || diag "$tmp/nofp.err"
+	check "read loop without frame pointers: every sample in read() continues into its chain, by .eh_frame" \
+		in_read || not_chained nofp
+fi
 
 rm -rf "$tmp"
 [ $failed -eq 0 ]
