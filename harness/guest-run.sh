@@ -36,13 +36,44 @@ files=()
 [ -d "$kst" ] || die "$E_NO_TESTS" "no selftests in $kst (run: make selftests VARIANT=$v)"
 files+=("$kst/:tests")
 # The selftests are static, but for those that test shared objects
-# (unwind_sframe_lib): their loader and C library come along.
-for f in "$kst"/*/*; do
-	[ -f "$f" ] && [ -x "$f" ] && file -b "$f" | grep -q 'dynamically linked' || continue
-	while read -r l; do
-		[[ $l == "$kst"/* ]] || files+=("$(readlink -f "$l"):${l#/}")
-	done < <(ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3; next } /^\t\// { print $1 }')
-done
+# (unwind_sframe_lib, unwind_eh_frame_lib): their loader and C library come
+# along. ldd runs a program's loader, which only the host's architecture
+# can: an arm64 program's come from the arm64 C library it was linked with
+# (libc6-dev-arm64-cross), found by its DT_NEEDED entries, the loader at
+# its PT_INTERP and the libraries where Debian's arm64 loader looks first.
+# The objects the tests build are beside the programs ($ORIGIN).
+if [ "$(variant "$v" arch)" = arm64 ]; then
+	sysroot=/usr/aarch64-linux-gnu/lib
+	todo=()
+	for f in "$kst"/*/*; do
+		[ -f "$f" ] && file -b "$f" | grep -q 'ARM aarch64.*dynamically linked' && todo+=("$f")
+	done
+	declare -A packed=()
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		while read -r l; do
+			b=${l##*/}
+			[ -z "${packed[$b]:-}" ] || continue
+			[[ $f != "$kst"/* ]] || [ ! -e "$(dirname "$f")/$b" ] || continue
+			[ -e "$sysroot/$b" ] ||
+				die "$E_DEPENDENCIES" "$f needs $l, which is not in $sysroot (harness/deps.sh installs libc6-dev-arm64-cross)"
+			packed[$b]=1
+			dst=lib/aarch64-linux-gnu/$b
+			[[ $l != /* ]] || dst=${l#/}
+			files+=("$(readlink -f "$sysroot/$b"):$dst")
+			todo+=("$sysroot/$b")
+		done < <(readelf -W -l -d "$f" | sed -n -e 's/.*\[Requesting program interpreter: \(.*\)\]$/\1/p' \
+			-e 's/.*(NEEDED).*Shared library: \[\(.*\)\]$/\1/p')
+	done
+else
+	for f in "$kst"/*/*; do
+		[ -f "$f" ] && [ -x "$f" ] && file -b "$f" | grep -q 'dynamically linked' || continue
+		while read -r l; do
+			[[ $l == "$kst"/* ]] || files+=("$(readlink -f "$l"):${l#/}")
+		done < <(ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $3; next } /^\t\// { print $1 }')
+	done
+fi
 
 # want NAME: is the test program NAME selected (--only)?
 want() {
