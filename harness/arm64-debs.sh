@@ -6,6 +6,10 @@
 #   busybox  Debian's busybox-static for arm64, for the guest's initramfs;
 #   config   Debian's arm64 kernel config of the base's version
 #            (linux-config-6.12, as for amd64), for distro-objs.sh;
+#   perf-dev the arm64 static libraries and headers perf.sh --arch arm64
+#            links the series' perf with (libelf-dev and what its static
+#            library needs, of this host's suite, as deps.sh installs them
+#            for amd64), unpacked in out/arm64/perf-dev/;
 #   tools    Debian's perf (linux-perf 7.3, trixie-backports) and newest
 #            trace-cmd (sid) for arm64, as users have them (the pins of
 #            harness/lib.sh, as debian-tools.sh stages them for amd64): each
@@ -18,18 +22,19 @@
 # Fetched once (again when the mirror or a pin changes); prints the path asked
 # for.
 #
-# Usage: arm64-debs.sh busybox|config|tools
+# Usage: arm64-debs.sh busybox|config|perf-dev|tools
 #   DEB_MIRROR=URL  the archive (default: deb.debian.org; the security
 #                   updates come from debian-security beside it)
 . "$(dirname "$0")/lib.sh"
 
-usage="usage: arm64-debs.sh busybox|config|tools"
+usage="usage: arm64-debs.sh busybox|config|perf-dev|tools"
 [ $# -eq 1 ] || die "$E_USAGE" "$usage"
 d=$OUT/arm64
 case $1 in
 busybox) want=$d/busybox ;;
 config) want=$d/config.arm64_none_arm64.xz ;;
 tools) want=$d/tools ;;
+perf-dev) want=$d/perf-dev ;;
 *) die "$E_USAGE" "$usage" ;;
 esac
 mirror=${DEB_MIRROR:-http://deb.debian.org/debian}
@@ -112,6 +117,37 @@ if [ "$1" = tools ]; then
 	echo "$stamp" > "$d/tools.new/debian/stamp"
 	rm -rf "$want" "$d/tools.apt"
 	mv "$d/tools.new" "$want"
+	echo "$want"
+	exit 0
+fi
+
+if [ "$1" = perf-dev ]; then
+	log=$LOGS/arm64-perf-dev.log
+	pkgs=(libelf-dev libdw-dev zlib1g-dev liblzma-dev libzstd-dev libbz2-dev)
+	stamp="$mirror $suite ${pkgs[*]}"
+	if [ -d "$want" ] && [ "$(cat "$want/stamp" 2> /dev/null)" = "$stamp" ]; then
+		echo "$want"
+		exit 0
+	fi
+	trap 'rm -rf "$d/perf-dev.new"' EXIT
+	rm -rf "$d/perf-dev.new"
+	apt_conf "$d/perf-dev.new/apt" "deb [arch=arm64] $mirror $suite main" \
+		"deb [arch=arm64] ${mirror%/debian}/debian-security $suite-security main"
+	mkdir -p "$d/perf-dev.new/deb"
+	{
+		apt-get "${opts[@]}" update &&
+		(cd "$d/perf-dev.new/deb" && apt-get "${opts[@]}" download "${pkgs[@]}")
+	} > "$log" 2>&1 || die "$E_DEPENDENCIES" "cannot fetch ${pkgs[*]} for arm64 from $mirror" "$log"
+	for deb in "$d"/perf-dev.new/deb/*.deb; do
+		dpkg-deb -x "$deb" "$d/perf-dev.new/root" >> "$log" 2>&1 ||
+			die "$E_DEPENDENCIES" "cannot unpack $deb" "$log"
+	done
+	[ -f "$d/perf-dev.new/root/usr/lib/aarch64-linux-gnu/libelf.a" ] ||
+		die "$E_DEPENDENCIES" "libelf-dev for arm64 has no libelf.a" "$log"
+	ls "$d"/perf-dev.new/deb/*.deb | sed 's|.*/||' > "$d/perf-dev.new/root/versions"
+	echo "$stamp" > "$d/perf-dev.new/root/stamp"
+	rm -rf "$want"
+	mv "$d/perf-dev.new/root" "$want"
 	echo "$want"
 	exit 0
 fi

@@ -200,12 +200,18 @@ cls=0
 record bench-smoke "$cls" "${smoke_tests[@]}"
 
 # Another architecture (arm64, built with clang, booted under TCG): KUnit
-# and the selftests that apply there, built for it.
+# and the selftests that apply there, built for it, and perf's own tests
+# with the series' perf built for it (a failed perf build fails them too).
 for v in $(variants cross); do
 	build_variant "$v" 1 || continue
 	phase "selftests-$v"
 	rc=0; "$H/selftests.sh" "$v" || rc=$?
 	[ $rc -eq 0 ] || { record "selftests-$v" "$rc" "selftests.$v.build=fail"; continue; }
+	if [ "$(variant "$v" arch)" = arm64 ]; then
+		phase "perf-build-$v"
+		rc=0; "$H/perf.sh" --arch arm64 > /dev/null || rc=$?
+		[ $rc -eq 0 ] || record "perf-$v" "$rc" "build.perf-$v=fail"
+	fi
 	boot_variant "$v"
 done
 

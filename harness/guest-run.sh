@@ -146,6 +146,29 @@ perf_regress_list() {
 		perf_files=1
 	fi
 }
+# perf's own shell tests of deferred callchains: one run per test, each
+# with its own timeout, selected by the description perf test reads from
+# the script's second line.
+perf_shell_tests() {
+	local t tn desc
+	for t in "$perf_tests"/callchain_deferred_*.sh; do
+		[ -f "$t" ] || continue
+		tn=$(basename "$t" .sh)
+		want "perf.$tn" || continue
+		# A debug kernel (KASAN, lockdep) checks the kernel's side, which
+		# the recording test drives as the others do; the others add perf's
+		# own processing in user space, up to eight times slower there
+		# (merge: 49 s against 6 s on guest) for no more kernel work. They
+		# run on guest.
+		[[ ,$(variant "$v" configs), != *,debug,* ]] || [ "$tn" = callchain_deferred_record ] || continue
+		desc=$(sed -n '2s/^# //p' "$t")
+		case $desc in
+		"" | *"'"*) die "$E_USAGE" "$t: no description perf test can select on its second line" ;;
+		esac
+		perf_files=1
+		echo "perf.$tn $tmo sh /usr/libexec/perf-test.sh /usr/libexec/perf '$desc'" >> "$runlist"
+	done
+}
 perf_files=""
 case $(variant "$v" runs) in
 fallback)
@@ -235,25 +258,7 @@ tests|distro)
 		fi
 	fi
 	[ "$v" != guest ] && [ "$(variant "$v" runs)" != distro ] || perf_regress_list
-	# One run per shell test, each with its own timeout, selected by
-	# the description perf test reads from the script's second line.
-	for t in "$perf_tests"/callchain_deferred_*.sh; do
-		[ -f "$t" ] || continue
-		tn=$(basename "$t" .sh)
-		want "perf.$tn" || continue
-		# A debug kernel (KASAN, lockdep) checks the kernel's side, which
-		# the recording test drives as the others do; the others add perf's
-		# own processing in user space, up to eight times slower there
-		# (merge: 49 s against 6 s on guest) for no more kernel work. They
-		# run on guest.
-		[[ ,$(variant "$v" configs), != *,debug,* ]] || [ "$tn" = callchain_deferred_record ] || continue
-		desc=$(sed -n '2s/^# //p' "$t")
-		case $desc in
-		"" | *"'"*) die "$E_USAGE" "$t: no description perf test can select on its second line" ;;
-		esac
-		perf_files=1
-		echo "perf.$tn $tmo sh /usr/libexec/perf-test.sh /usr/libexec/perf '$desc'" >> "$runlist"
-	done
+	perf_shell_tests
 	# The benchmarks, a few iterations each, last: the core driver takes the
 	# test module's counting kprobes away while it runs. check.sh feeds their
 	# lines to the host's table scripts. perf's on guest only.
@@ -306,6 +311,9 @@ cross)
 		# shellcheck disable=SC2086 # one word per test case
 		echo "ftrace.userstacktrace_delay $tmo cd ftrace && ./ftracetest -K -v" $tcs >> "$runlist"
 	fi
+	# The same shell tests as on guest, with the series' perf built for
+	# arm64 (perf.sh --arch arm64).
+	[ "$(variant "$v" arch)" != arm64 ] || perf_shell_tests
 	# Debian's own perf (7.3) and trace-cmd (3.4) built for arm64, as users
 	# have them (arm64-debs.sh), with the read loop built for arm64: the
 	# same scripts as on guest.
@@ -342,9 +350,20 @@ esac
 
 [ -z "$perf_files" ] || files+=("$perf_tests/:usr/libexec/perf/tests/shell"
 	"$H/guest/perf-test.sh:usr/libexec/perf-test.sh")
-# The static perf tool, for the tests that drive it (x86 only).
-perf=$(build_dir perf)/perf
-[ "$(variant "$v" runs)" = cross ] || [ ! -x "$perf" ] || files+=("$perf:usr/bin/perf")
+# The static perf tool, for the tests that drive it; arm64's is built only
+# for its guest, which fails its perf tests without it.
+if [ "$(variant "$v" arch)" = arm64 ]; then
+	perf=$(build_dir perf-arm64)/perf
+	if [ -n "$perf_files" ] && [ ! -x "$perf" ]; then
+		echo "no $perf (run: harness/perf.sh --arch arm64)" > "$dir/perf-missing.out"
+		files+=("$dir/perf-missing.out:usr/libexec/perf-missing.out")
+		sed -i 's|^\(perf\.[^ ]*\) .*|\1 10 cat /usr/libexec/perf-missing.out; echo "not ok 1 no perf for arm64"; exit 1|' "$runlist"
+	fi
+else
+	perf=$(build_dir perf)/perf
+fi
+[ "$(variant "$v" runs)" = cross ] && [ "$(variant "$v" arch)" != arm64 ] || [ ! -x "$perf" ] ||
+	files+=("$perf:usr/bin/perf")
 # Another architecture's busybox.
 bb=""
 if [ "$(variant "$v" arch)" = arm64 ]; then

@@ -4,7 +4,9 @@
 # scratch worktree out/am, never in out/tree), and exporting the result again
 # reproduces series/ byte for byte. A patch edited by hand so that it no
 # longer applies, or so that it is no longer what its commit exports to,
-# fails here.
+# fails here. Where out/tree is what git am made of series/ as it is now
+# (tree.sh records it: a clean clone's run), that is the applied result,
+# exported without applying the patches a second time.
 # Usage: roundtrip.sh [--json FILE]
 . "$(dirname "$0")/lib.sh"
 . "$H/series-lib.sh"
@@ -25,17 +27,24 @@ result() {
 }
 
 [ -d "$TREE/.git" ] || die "$E_SERIES" "no out/tree (run: make tree)"
-if [ ! -e "$AM/.git" ]; then
-	hgit -C "$TREE" worktree prune
-	hgit -C "$TREE" worktree add -q --detach "$AM" base > "$LOGS/tree-am.log" 2>&1 ||
-		die "$E_SERIES" "cannot add the scratch worktree $AM" "$LOGS/tree-am.log"
+repo=$AM
+if [ "$(state_get made)" = am ] && [ "$(state_get series)" = "$(series_hash)" ] &&
+   [ "$(state_get commit)" = "$(hgit -C "$TREE" rev-parse HEAD)" ] && [ -z "$(unexported)" ]; then
+	repo=$TREE
+	info "round trip: out/tree is git am's result of series/ as it is"
+else
+	if [ ! -e "$AM/.git" ]; then
+		hgit -C "$TREE" worktree prune
+		hgit -C "$TREE" worktree add -q --detach "$AM" base > "$LOGS/tree-am.log" 2>&1 ||
+			die "$E_SERIES" "cannot add the scratch worktree $AM" "$LOGS/tree-am.log"
+	fi
+	rc=0
+	(am_apply "$AM") || rc=$?
+	[ $rc -eq 0 ] || result fail fail "$rc"
 fi
-rc=0
-(am_apply "$AM") || rc=$?
-[ $rc -eq 0 ] || result fail fail "$rc"
-n=$(hgit -C "$AM" rev-list --count base..HEAD)
+n=$(hgit -C "$repo" rev-list --count base..HEAD)
 tmp=$OUT/roundtrip
-export_patches "$AM" "$tmp"
+export_patches "$repo" "$tmp"
 if diff -r -x cover-letter -x checkpatch-ignore "$SERIES" "$tmp" > "$LOGS/roundtrip.diff"; then
 	info "round trip: $n patches apply with git am and export to series/ byte for byte"
 	result pass pass 0

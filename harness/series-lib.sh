@@ -36,14 +36,16 @@ base_version() {
 	cat "$OUT/base/.unpacked" 2>/dev/null || die "$E_BASE_TREE" "no base (run: make base)"
 }
 
-# state_get FIELD / state_set BASE HASH COMMIT: the record in $STATE.
+# state_get FIELD / state_set BASE HASH COMMIT [MADE]: the record in $STATE.
+# MADE is "am" where COMMIT is what git am made of series/ (tree.sh), empty
+# where series/ was exported from COMMIT (export.sh).
 state_get() {
 	[ -f "$STATE" ] || return 0
 	sed -n "s/^$1=//p" "$STATE"
 }
 
 state_set() {
-	printf 'base=%s\nseries=%s\ncommit=%s\n' "$1" "$2" "$3" > "$STATE.tmp"
+	printf 'base=%s\nseries=%s\ncommit=%s\nmade=%s\n' "$1" "$2" "$3" "${4:-}" > "$STATE.tmp"
 	mv "$STATE.tmp" "$STATE"
 }
 

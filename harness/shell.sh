@@ -15,8 +15,12 @@ for step in deps base tree; do "$H/$step.sh"; done
 "$H/build.sh" "$v"
 cross=""
 [ "$(variant "$v" runs)" != cross ] || cross=1
-# perf is built for x86 only.
-[ -n "$cross" ] || "$H/perf.sh" > /dev/null
+# perf is built for x86_64, and for the arm64 guest.
+if [ -z "$cross" ]; then
+	"$H/perf.sh" > /dev/null
+elif [ "$(variant "$v" arch)" = arm64 ]; then
+	"$H/perf.sh" --arch arm64 > /dev/null
+fi
 [ "$v" = old ] || "$H/selftests.sh" "$v"
 dir=$(run_dir shell)
 rm -rf "$dir"
@@ -28,6 +32,7 @@ kst=$(kselftest_dir "$v")
 bb=""
 if [ -n "$cross" ]; then
 	bb=$("$H/arm64-debs.sh" busybox)
+	[ "$(variant "$v" arch)" != arm64 ] || files+=("$(build_dir perf-arm64)/perf:usr/bin/perf")
 else
 	files+=("$(build_dir perf)/perf:usr/bin/perf")
 fi

@@ -22,8 +22,12 @@ rm -f "$LOGS/phases.tsv"
 for step in deps base tree; do phase "$step"; "$H/$step.sh"; done
 phase "config-$v";	"$H/config.sh" "$v"
 phase "build-$v";	"$H/build.sh" "$v"
-# perf is built for x86 only.
-[ "$(variant "$v" runs)" = cross ] || { phase perf-build; "$H/perf.sh" > /dev/null; }
+# perf is built for x86_64, and for the arm64 guest.
+case $(variant "$v" runs):$(variant "$v" arch) in
+cross:arm64) phase perf-build; "$H/perf.sh" --arch arm64 > /dev/null ;;
+cross:*) ;;
+*) phase perf-build; "$H/perf.sh" > /dev/null ;;
+esac
 phase selftests-build;	"$H/selftests.sh" "$st"
 phase "boot-$v"
 name=test-$v

@@ -45,7 +45,7 @@ $(unexported)
 	info "applying $(series_patches | wc -l) patches with git am"
 	am_apply "$TREE"
 	hgit -C "$TREE" checkout -q -B series
-	state_set "$ver" "$want" "$(hgit -C "$TREE" rev-parse HEAD)"
+	state_set "$ver" "$want" "$(hgit -C "$TREE" rev-parse HEAD)" am
 	info "out/tree: base + $(hgit -C "$TREE" rev-list --count base..HEAD) commits"
 	exit 0
 fi
@@ -83,6 +83,6 @@ old=$(hgit -C "$TREE" rev-parse HEAD)
 hgit -C "$TREE" reset -q --hard
 hgit -C "$TREE" clean -qfd
 hgit -C "$TREE" checkout -q -f -B series "$new"
-state_set "$ver" "$want" "$new"
+state_set "$ver" "$want" "$new" am
 info "out/tree: base + $(hgit -C "$TREE" rev-list --count base..HEAD) commits;" \
 	"$(hgit -C "$TREE" diff --name-only "$old" "$new" | wc -l) files changed"
