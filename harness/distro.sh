@@ -9,9 +9,11 @@
 # cores (see README). Ends with "N passed, N failed".
 #
 # Then the build-only variants linked (make check compiles their objects
-# only), the whole of perf's and perf_events' own tests, base kernel against
-# series (make check runs a subset of them), and make build-coverage's
-# builds (User Mode Linux, fixed-seed randconfigs).
+# only), the series' objects with Debian's arm64 config, W=1 and sparse
+# (make check does this for amd64), the whole of perf's and perf_events'
+# own tests, base kernel against series (make check runs a subset of
+# them), and make build-coverage's builds (User Mode Linux, fixed-seed
+# randconfigs).
 #
 # Usage: distro.sh [VARIANT...]   (default: every variant whose runs is distro)
 #   NO_PERF_WHOLE=1      leave out the whole perf comparison
@@ -138,10 +140,23 @@ build_only() {
 	done
 }
 
+# The series' objects with Debian's arm64 config (distro-objs.sh).
+distro_objs_arm64() {
+	local n=distro-objs-arm64 rc=0
+	phase "$n"
+	"$H/distro-objs.sh" --arch arm64 --json "$(run_dir "$n")/result.json" || rc=$?
+	if [ -f "$(run_dir "$n")/result.json" ]; then
+		results+=("$(run_dir "$n")/result.json")
+	else
+		record "$n" "$rc" "distro.objs-arm64=fail"
+	fi
+}
+
 for v in "${vs[@]}"; do
 	one "$v" || true
 done
 build_only
+distro_objs_arm64
 [ -n "${NO_PERF_WHOLE:-}" ] || perf_whole || true
 [ -n "${NO_BUILD_COVERAGE:-}" ] || build_coverage
 phase_end
