@@ -16,8 +16,9 @@
 # (arm64-debs.sh perf-dev), into out/build/perf-arm64. Linked by GNU ld
 # for arm64, which writes the PT_GNU_SFRAME of perf's SFrame workload
 # (lld does not). It symbolizes ELF files; DWARF unwinding is left out
-# (Debian's static libdw of this suite wants a separate libebl it does not
-# ship), and no test on arm64 uses it.
+# (with no pkg-config for arm64, perf's static link of libdw takes it for
+# one older than 0.177 and asks for the separate libebl elfutils 0.188 no
+# longer has), and no test on arm64 uses it.
 . "$(dirname "$0")/lib.sh"
 
 arch=x86_64
