@@ -151,14 +151,21 @@ build_variant() {
 	[ $rc -eq 0 ] || { record "$v" "$rc" "build.$v=fail"; return 1; }
 }
 
-# bg_build V [W1]: V's config and build at nice 19 in the background, beside
-# a guest run on single-threaded TCG, which keeps one of the two cores busy
-# and leaves the other idle. Still one kernel build at a time: the next
-# starts after build_variant's wait. The background phases go to
-# phases.tsv as "config-V (bg)" and "build-V (bg)", their output to
-# LOGS/bg-V.out, printed when waited for.
+# The kernels make check boots, in the order it builds them; a guest run
+# rarely keeps both cores busy (most tests are one thread, the guest and old
+# variants run all vCPUs in one host thread), so each boot_variant starts
+# the next kernel's config and build beside it (bg_build).
+kernels=($(variants tests) $(variants cross) $(variants fallback))
+
+# bg_build V: V's config and build at nice 19 in the background, W=1 as
+# build_variant would build it (the first test variant, the cross ones).
+# Still one kernel build at a time: the next starts after build_variant's
+# wait. The background phases go to phases.tsv as "config-V (bg)" and
+# "build-V (bg)", their output to LOGS/bg-V.out, printed when waited for.
 bg_v="" bg_pid=""
 bg_build() {
+	local w1=""
+	[ "$1" != "${kernels[0]}" ] && [ "$(variant "$1" runs)" != cross ] || w1=1
 	bg_v=$1
 	rm -f "$LOGS/bg-$1.rc"
 	(
@@ -167,7 +174,7 @@ bg_build() {
 		printf 'config-%s (bg)\t%d\n' "$1" $(( $(date +%s) - t )) >> "$LOGS/phases.tsv"
 		if [ $rc -eq 0 ]; then
 			t=$(date +%s) step=build
-			W1=${2:-} nice -n 19 "$H/build.sh" "$1" || rc=$?
+			W1=$w1 nice -n 19 "$H/build.sh" "$1" || rc=$?
 			printf 'build-%s (bg)\t%d\n' "$1" $(( $(date +%s) - t )) >> "$LOGS/phases.tsv"
 		fi
 		echo "$rc $step" > "$LOGS/bg-$1.rc"
@@ -188,8 +195,14 @@ bg_wait() {
 	[ "$rc" -eq 0 ] || { record "$v" "$rc" "$step.$v=fail"; return 1; }
 }
 
-# boot_variant V: the variant's guest run, its result in the summary.
+# boot_variant V: the variant's guest run, its result in the summary; the
+# next kernel of the list builds beside it.
 boot_variant() {
+	local i
+	for i in "${!kernels[@]}"; do
+		[ "${kernels[$i]}" = "$1" ] || continue
+		[ -z "${kernels[$((i + 1))]:-}" ] || bg_build "${kernels[$((i + 1))]}"
+	done
 	phase "boot-$1"
 	"$H/guest-run.sh" "$1" "$1" || true
 	if [ -f "$(run_dir "$1")/result.json" ]; then
@@ -200,9 +213,7 @@ boot_variant() {
 }
 
 selftests_built=""
-tvs=($(variants tests))
-for i in "${!tvs[@]}"; do
-	v=${tvs[$i]}
+for v in $(variants tests); do
 	w1=""; [ -z "$selftests_built" ] && w1=1
 	build_variant "$v" "$w1" || continue
 	if [ -z "$selftests_built" ]; then
@@ -212,12 +223,8 @@ for i in "${!tvs[@]}"; do
 		[ $rc -eq 0 ] || { record selftests "$rc" "selftests.build=fail"; finish; }
 		selftests_built=$v
 	fi
-	# The next test variant builds while this one's guest keeps one core.
-	next=${tvs[$((i + 1))]:-}
-	[ -z "$next" ] || [ "${BOOT_TCG:-$(variant "$v" tcg)}" != single ] || bg_build "$next"
 	boot_variant "$v"
 done
-[ -z "$bg_v" ] || bg_wait || true
 
 # The benchmarks' smoke runs on guest: their lines must make it through the
 # host's table scripts, which also check that each figure measured what it
@@ -265,6 +272,8 @@ done
 for v in $(variants fallback); do
 	build_variant "$v" && boot_variant "$v"
 done
+# (A kernel whose boot did not come: its background build is waited for.)
+[ -z "$bg_v" ] || bg_wait || true
 
 # The suites nobody here wrote, on the base kernel (old) and on the series'
 # kernel of the same config (guest): ftrace's own cases

@@ -18,9 +18,24 @@ nok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
 echo "TAP version 13"
 echo "1..3"
 echo "# $($tc --version 2>&1 | grep -m 1 -i version)"
-if $tc record -q -O userstacktrace_delay -e syscalls:sys_enter_getppid \
-	-o "$tmp/t.dat" "$prog" 4 > "$tmp/chain" 2> "$tmp/rec.err" &&
-   $tc report -i "$tmp/t.dat" > "$tmp/report" 2> "$tmp/rep.err"; then
+# record: the program's four getppid() calls recorded and reported.
+record() {
+	$tc record -q -O userstacktrace_delay -e syscalls:sys_enter_getppid \
+		-o "$tmp/t.dat" "$prog" 4 > "$tmp/chain" 2> "$tmp/rec.err" &&
+	$tc report -i "$tmp/t.dat" > "$tmp/report" 2> "$tmp/rep.err"
+}
+# A recording with no event at all, not even the system calls' own, is
+# trace-cmd's loss, not the kernel's (seen once in CI, with Debian's 3.4 on
+# a loaded host): it is said and recorded once more. Missing unwind events
+# beside the system call events fail below.
+rc=0
+record || rc=$?
+if [ $rc -eq 0 ] && ! grep -q 'sys_enter_getppid' "$tmp/report"; then
+	echo "# trace-cmd recorded no event ($(wc -c < "$tmp/t.dat") bytes of trace data); once more"
+	sed 's/^/#   /' "$tmp/report" "$tmp/rec.err" | head -10
+	record || rc=$?
+fi
+if [ $rc -eq 0 ]; then
 	ok "trace-cmd record -O userstacktrace_delay, trace-cmd report"
 else
 	nok "trace-cmd record -O userstacktrace_delay, trace-cmd report"
@@ -53,6 +68,7 @@ if [ "$cookies" -eq 4 ] && [ "$stacks" -eq 4 ] &&
 	ok "one stack event per cookie, with its cookie"
 else
 	nok "one stack event per cookie, with its cookie"
+	echo "# $(grep -c 'sys_enter_getppid' "$tmp/report") getppid events"
 	grep -m 20 'user_unwind' "$tmp/report" | sed 's/^/# /'
 fi
 bad=$(grep '^stack ' "$tmp/events" | while read -r _ _ a1 a2 a3 a4 _; do
