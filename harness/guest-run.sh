@@ -246,6 +246,12 @@ tests|distro)
 					-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall \
 					-I"$TREE/tools/testing/selftests/unwind" -o "$dir/control" "$H/bench/compute.c" > "$dir/control.log" 2>&1 ||
 					die "$E_BUILD" "the control program failed to build" "$dir/control.log"
+				# The recorder of one event both ways (fp,defer and a
+				# stack copy), for the sample-by-sample comparison.
+				gcc -static -O2 -Wall -Wextra -isystem "$(build_dir "$v")/usr/include" \
+					-o "$dir/pairrec" "$H/guest/pairrec.c" > "$dir/pairrec.log" 2>&1 ||
+					die "$E_BUILD" "the pair recorder failed to build" "$dir/pairrec.log"
+				files+=("$dir/pairrec:usr/libexec/pairrec")
 				files+=("$dir/control:usr/libexec/control" "$H/guest/debian13-test.sh:usr/libexec/debian13-test.sh"
 					"$H/guest/debian13-compare.py:usr/libexec/debian13-compare.py")
 				echo "debian13.accept $((tmo * 10)) env DEBIAN13_FREQ=${DEBIAN13_FREQ:-500} DEBIAN13_VERBOSE=${DEBIAN13_VERBOSE:-} sh /usr/libexec/debian13-test.sh /usr/libexec/control ${DEBIAN13_PROGRAMS:-python3 gzip sqlite3 control}" >> "$runlist"

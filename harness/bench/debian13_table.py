@@ -29,7 +29,8 @@ def main():
     rows = []
     head = ('program', 'fp', 'defer-noEH', 'fp,defer', 'dwarf', 'ref done%',
             'identical%', 'floor%', 'extra%', 'floor x%', 'no call',
-            'B fp', 'B defer', 'B dwarf', 'dwarf/defer')
+            'B fp', 'B defer', 'B dwarf', 'dwarf/defer', '1:1 n', '1:1 ident%',
+            '1:1 extra')
     for p in sorted(on):
         r, o = on[p], off.get(p, {})
 
@@ -40,7 +41,9 @@ def main():
                      r['frames_dwarf'], r['dwarf_complete_pct'], r['identical_pct'],
                      r['floor_identical_pct'], rate('extra_samples', 'comparable'),
                      rate('floor_extra_samples', 'floor_comparable'), r['nocall'],
-                     r['bytes_fp'], r['bytes_defer'], r['bytes_dwarf'], r['bytes_ratio']))
+                     r['bytes_fp'], r['bytes_defer'], r['bytes_dwarf'], r['bytes_ratio'],
+                     r.get('pair_comparable', '-'), r.get('pair_identical_pct', '-'),
+                     r.get('pair_extra_samples', '-')))
     w = [max(len(str(x[i])) for x in rows + [head]) for i in range(len(head))]
     lines = [
         'Debian 13 programs under Debian\'s perf 7.3, perf record -e cpu-clock, separate runs',
@@ -54,6 +57,9 @@ def main():
         'other dwarf run found).',
         '"no call": fp,defer caller frames not after a call instruction. B: bytes of',
         'sample and deferred records per sample.',
+        '1:1: one event both ways (pairrec), sample by sample: the samples whose dwarf',
+        'chain from their own stack copy reaches _start (n), the share of their fp,defer',
+        'chains identical to it, and the samples with a frame it has not (extra).',
         '',
         '  '.join(str(h).rjust(w[i]) for i, h in enumerate(head)),
     ]

@@ -26,6 +26,12 @@ is
   different  otherwise; its callers that occur in no chain of any
              dwarf run (for the floor: of any other dwarf run) are
              "extra": frames dwarf never found.
+pair-defer.script and pair-dwarf.script are one event both ways (pairrec:
+the same samples' fp,defer chains and their stack copies, dwarf,REFSIZE;
+perf script -F comm,tid,time,ip,sym,dso,dsoff): each sample's fp,defer
+chain against the dwarf chain of its own stack copy, where that one is
+complete (sample by sample: identical, a prefix, or different; a different
+chain with a frame its dwarf chain has not is counted as extra).
 Of the dwarfL runs, the one with the most complete chains is the
 reference, the one with the next most the floor. Independent of dwarf,
 every caller frame of fp,defer must be a return address: the end of a
@@ -60,10 +66,12 @@ def entry_offset(exe):
     sys.exit('%s: e_entry in no PT_LOAD' % exe)
 
 
-def chains(path, comm, adjust=0):
+def chains(path, comm, adjust=0, keyed=False):
     """The user chains, leaf first, of comm's samples in a perf script;
-    adjust is added to every frame but the leaf."""
+    adjust is added to every frame but the leaf. keyed: a dict of them
+    by the sample's tid and time (perf script -F comm,tid,time,...)."""
     out = []
+    keys = []
     cur = None
     with open(path, errors='replace') as f:
         for line in f:
@@ -72,7 +80,10 @@ def chains(path, comm, adjust=0):
             if not line[0].isspace():
                 if cur is not None:
                     out.append(tuple(cur))
-                cur = [] if line.split()[0] == comm else None
+                w = line.split()
+                cur = [] if w[0] == comm else None
+                if cur is not None:
+                    keys.append(' '.join(w[1:3]))
                 continue
             if cur is None:
                 continue
@@ -80,16 +91,53 @@ def chains(path, comm, adjust=0):
             if len(w) < 2 or len(w[0]) == 16 and w[0].startswith('ffff'):
                 continue
             # "(object+0xoff)"; an address perf maps to no object: its value.
+            # (perf script -F ...,sym,dso,dsoff: "[sym] (object+0xoff)")
             d = w[1].strip()
+            if not d.startswith('(') and ' (' in d:
+                d = '(' + d.rpartition(' (')[2]
             if d.startswith('(') and '+0x' in d:
                 obj, off = d[1:-1].rsplit('+0x', 1)
             else:
                 obj, off = '', w[0]
+            # perf names the vDSO by a temporary file of its own, a new
+            # one in each perf script
+            if os.path.basename(obj).startswith('perf-vdso.so-'):
+                obj = '[vdso]'
+            
             off = int(off, 16) + (adjust if cur else 0)
             cur.append('%s+%#x' % (obj, off))
     if cur is not None:
         out.append(tuple(cur))
-    return out
+    return dict(zip(keys, out)) if keyed else out
+
+
+def pair_compare(d, comm, complete):
+    """One event both ways: each sample's fp,defer chain against the
+    dwarf chain of its own stack copy, where that one is complete.
+    Returns the samples of each script and of both, the comparable ones,
+    identical, prefix, different, samples with a frame their dwarf chain
+    has not, and up to three (fp,defer, dwarf) chains that differ."""
+    dfr = chains(os.path.join(d, 'pair-defer.script'), comm, 0, True)
+    dwf = chains(os.path.join(d, 'pair-dwarf.script'), comm, 1, True)
+    both = [k for k in dfr if k in dwf]
+    n = ident = pre = diff = extra = 0
+    shown = []
+    for k in both:
+        c, r = dfr[k], dwf[k]
+        if not complete(r):
+            continue
+        n += 1
+        if c == r:
+            ident += 1
+            continue
+        if r[:len(c)] == c:
+            pre += 1
+        else:
+            diff += 1
+            extra += any(f not in r for f in c)
+        if len(shown) < 3:
+            shown.append((c, r))
+    return len(dfr), len(dwf), len(both), n, ident, pre, diff, extra, shown
 
 
 def record_bytes(path):
@@ -199,9 +247,9 @@ def main():
     by = {m: record_bytes(os.path.join(d, m + '.dump'))
           for m in ('fp', 'defer', 'dwarf')}
     # The reference: the dwarf run with the most complete chains; the next
-    # one's complete chains are the noise floor (perf's libdw unwinding has
-    # been seen to stop early in nearly every sample of one run and in none
-    # of the next, on the same input).
+    # one's complete chains are the noise floor (perf's libdw unwinding
+    # stopped early in nearly every sample of some runs while the programs
+    # were started through a shell: debian13-test.sh).
     full = {m: [c for c in ch[m] if complete(c)] for m in refs}
     rm, fm = sorted(refs, key=lambda m: -len(full[m]))[:2]
     ref = {}
@@ -256,6 +304,16 @@ def main():
     # Independent of dwarf: every caller frame is a return address.
     for m, key in (('defer', 'nocall'), (rm, 'ref_nocall')):
         res[key] = sum(1 for c in ch[m] for f in c[1:] if not after_call(f))
+    # One event both ways.
+    nd, nw, nb, n, i, p, df, x, shown = pair_compare(d, comm, complete)
+    res['pair_defer'] = nd
+    res['pair_dwarf'] = nw
+    res['pair_both'] = nb
+    res['pair_comparable'] = n
+    res['pair_identical_pct'] = round(pct(i, n), 1)
+    res['pair_prefix_pct'] = round(pct(p, n), 1)
+    res['pair_differ_pct'] = round(pct(df, n), 1)
+    res['pair_extra_samples'] = x
     res['bytes_ratio'] = round(res['bytes_dwarf'] / res['bytes_defer'], 1) \
         if res['bytes_defer'] else 0
 
@@ -277,6 +335,14 @@ def main():
           % (name, res['nocall'], res['ref_nocall']))
     print('# %s: bytes per sample: fp %d, fp,defer %d, dwarf %d (dwarf/fp,defer %.1f)'
           % (name, res['bytes_fp'], res['bytes_defer'], res['bytes_dwarf'], res['bytes_ratio']))
+    print('# %s: one event both ways: %d samples (%d with a stack copy, %d in both), '
+          '%d with a complete dwarf chain: %.1f%% identical, %.1f%% a prefix, '
+          '%.1f%% different, %d with a frame dwarf has not'
+          % (name, nd, nw, nb, n, res['pair_identical_pct'], res['pair_prefix_pct'],
+             res['pair_differ_pct'], x))
+    for c, r in shown:
+        print('# %s:   fp,defer: %s' % (name, short(c)))
+        print('# %s:   dwarf:    %s' % (name, short(r)))
     print('RESULT %s %s' % (name, ' '.join('%s=%s' % kv for kv in res.items())))
     if os.environ.get('DEBIAN13_VERBOSE'):
         explain(name, ch, ref, eoff, seen, refs)

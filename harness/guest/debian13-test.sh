@@ -6,13 +6,15 @@
 # Debian 13 root staged by harness/debian-tools.sh (/debian/root, with
 # Debian's perf 7.3), each under perf record -e cpu-clock with
 # --call-graph fp, fp,defer, dwarf (its default 8 KiB copy) and five
-# times dwarf with a larger copy (the reference), on the same input with
-# address-space randomization off. debian13-compare.py compares the user
+# times dwarf with a larger copy (the reference), and once under pairrec
+# (guest/pairrec.c: one event both ways, fp,defer and a stack copy of the
+# reference's size), on the same input with address-space randomization
+# off. debian13-compare.py compares the user
 # chains of these separate runs, per sampled leaf: fp,defer's against the
 # complete chains (reaching _start) of the best reference run, and the
 # next best one's the same way, as the noise floor of comparing separate
-# runs (perf's libdw unwinding stops early in whole runs at a time: with
-# three runs, two of them did so in about one make check in six). A
+# runs (perf's libdw unwinding stopped early in whole runs at a time
+# while the programs were started through a shell: see below). A
 # control program built with frame pointers (the benchmark's compute)
 # shows the comparison where frame pointers suffice.
 #
@@ -26,7 +28,14 @@
 #     of the difference (at least 5 points);
 #   - its share of samples with a caller that no dwarf run found is no
 #     higher than the floor's (whose callers are checked against the other
-#     dwarf runs) by more than three standard errors (at least 3 points).
+#     dwarf runs) by more than three standard errors (at least 3 points);
+# and sample by sample, from one event both ways (pairrec: the samples
+# carry the deferred request and a stack copy, dwarf with the reference's
+# size; perf script unwinds each file), over the samples whose dwarf chain
+# reaches _start (at least 20):
+#   - at least 99% of fp,defer chains are identical to their own sample's
+#     dwarf chain;
+#   - no fp,defer chain has a frame its own sample's dwarf chain has not.
 #
 # Usage: debian13-test.sh CONTROL PROGRAM...
 #   PROGRAM: python3 xz gzip sort bash sqlite3 control
@@ -67,7 +76,7 @@ inroot() {
 }
 
 echo "TAP version 13"
-echo "1..$(($# * 5))"
+echo "1..$(($# * 7))"
 if ! { mount -t proc proc "$R/proc" && mount -t sysfs sysfs "$R/sys" &&
 	mount -o bind /dev "$R/dev" && mount -t tmpfs tmpfs "$R/tmp"; }; then
 	echo "Bail out! cannot mount the pseudo file systems in $R"
@@ -75,6 +84,7 @@ if ! { mount -t proc proc "$R/proc" && mount -t sysfs sysfs "$R/sys" &&
 fi
 mkdir -p "$W" "$R/opt/unwind"
 cp "$control" "$R/opt/unwind/control"
+cp /usr/libexec/pairrec "$R/opt/unwind/pairrec"
 cp /usr/libexec/debian13-compare.py "$W/compare.py"
 echo 0 > /proc/sys/kernel/randomize_va_space
 sed 's/^/# /' /debian/versions
@@ -151,6 +161,12 @@ for prog in "$@"; do
 	esac
 	d=$W/$prog
 	mkdir -p "$d"
+	# The program is exec'd by perf itself, not through a shell: a shell
+	# sampled before it execs the program leaves Debian's perf (7.3)
+	# unwinding the program's samples with the shell's modules where
+	# their addresses overlap (libdw's cached address space is not
+	# dropped at exec), which cut whole runs of dwarf chains short.
+	eval "set -- $cmd"
 	recorded=1
 	for m in fp defer dwarf dwarfL dwarfL2 dwarfL3 dwarfL4 dwarfL5; do
 		case $m in
@@ -160,7 +176,7 @@ for prog in "$@"; do
 		esac
 		t0=$(date +%s)
 		if inroot /usr/bin/perf record -q -B -o "/tmp/accept/$prog/$m.data" -e cpu-clock -F "$freq" \
-			--call-graph "$cg" -- /bin/sh -c "exec $cmd" > "$d/$m.out" 2> "$d/$m.err" &&
+			--call-graph "$cg" -- "$@" > "$d/$m.out" 2> "$d/$m.err" &&
 		   inroot /usr/bin/perf script -i "/tmp/accept/$prog/$m.data" -F comm,tid,ip,dsoff \
 			> "$d/$m.script" 2>> "$d/$m.err" &&
 		   inroot /usr/bin/perf report -D -i "/tmp/accept/$prog/$m.data" > "$d/$m.dump" 2>> "$d/$m.err"; then
@@ -173,6 +189,22 @@ for prog in "$@"; do
 			diag "$d/$m.err"
 		fi
 	done
+	# One event both ways: the same samples' fp,defer chains and their
+	# stack copies (dwarf,REF), for the sample-by-sample comparison.
+	t0=$(date +%s)
+	if inroot /opt/unwind/pairrec -F "$freq" -s "$ref" -o "/tmp/accept/$prog/pair" \
+		-- "$@" > "$d/pair.out" 2> "$d/pair.err" &&
+	   inroot /usr/bin/perf script -i - -F comm,tid,time,ip,sym,dso,dsoff < "$d/pair.defer" \
+		> "$d/pair-defer.script" 2>> "$d/pair.err" &&
+	   inroot /usr/bin/perf script -i - -F comm,tid,time,ip,sym,dso,dsoff < "$d/pair.dwarf" \
+		> "$d/pair-dwarf.script" 2>> "$d/pair.err"; then
+		echo "# $prog: one event both ways: $(grep -c "^$comm " "$d/pair-defer.script") samples in $(($(date +%s) - t0)) s ($(grep '^pairrec: [0-9]' "$d/pair.err"))"
+		rm -f "$d/pair.defer" "$d/pair.dwarf"
+	else
+		recorded=""
+		echo "# $prog: one event both ways failed:"
+		diag "$d/pair.err"
+	fi
 	res=""
 	if [ -n "$recorded" ]; then
 		inroot /usr/bin/python3 /tmp/accept/compare.py "$prog" "$exe" "$comm" "/tmp/accept/$prog" "$ref" \
@@ -184,7 +216,9 @@ for prog in "$@"; do
 	if [ -z "$res" ]; then
 		nok "$prog: perf record and perf script in every mode"
 		for t in "dwarf reaches _start" "fp,defer's callers follow calls" \
-			 "fp,defer identical to dwarf" "fp,defer's extra frames"; do
+			 "fp,defer identical to dwarf" "fp,defer's extra frames" \
+			 "sample by sample: fp,defer identical to dwarf" \
+			 "sample by sample: fp,defer's extra frames"; do
 			nok "$prog: $t # not compared"
 		done
 		continue
@@ -201,6 +235,11 @@ for prog in "$@"; do
 	fr=$(calc "100 * $(get floor_extra_samples) / ($(get floor_comparable) + 0.0001)")
 	check "$prog: fp,defer's extra frames ($xr% of samples, floor $fr%, at most $(get extra_max)%)" \
 		at_least "$(get extra_max)" "$xr"
+	pn=$(get pair_comparable)
+	check "$prog: sample by sample: fp,defer identical to dwarf ($(get pair_identical_pct)% of $pn, at least 99%)" \
+		eval 'at_least "$pn" 20 && at_least "$(get pair_identical_pct)" 99'
+	check "$prog: sample by sample: fp,defer's extra frames (in $(get pair_extra_samples) of $pn samples)" \
+		eval 'at_least "$pn" 20 && [ "$(get pair_extra_samples)" = 0 ]'
 done
 umount "$R/tmp" "$R/dev" "$R/sys" "$R/proc" 2>/dev/null
 [ "$failed" -eq 0 ]
