@@ -7,7 +7,8 @@
 # x86_64 and AArch64 (sframe_oracle.py, when the tree has it); tools/testing/
 # eh_frame does the same for kernel/unwind/eh_frame.c, and compares its
 # answers with readelf's decoding of this machine's libc, libm,
-# libstdc++, bash, sort, python3 and vDSO (eh_frame_oracle.py). Each TAP
+# libstdc++, bash, sort, python3 and vDSO and of a program linked here with
+# GNU ld's IBT PLT (eh_frame_oracle.py). Each TAP
 # result becomes the test sframe.host.NAME, sframe.NAME (oracle_PROGRAM),
 # eh_frame.host.NAME or eh_frame.NAME (oracle_FILE; a skip is a failure);
 # the builds and the runs go to logs/sframe-host.log. A tree without
@@ -152,6 +153,16 @@ fi
 if [ -n "$ehdir" ] && [ -z "$debian13" ]; then
 	run_tap eh_frame.host "$ehdir" ./eh_frame_test
 	run_tap eh_frame "$ehdir" python3 eh_frame_oracle.py ./eh_frame_dump
+	# A program linked with GNU ld's IBT PLT (stubs that start with
+	# endbr64), whose CFA expression names another byte of the stub than
+	# the plain PLT's: eh_frame.oracle_ibtplt.
+	if printf 'int puts(const char *s);\nint main(void) { return puts("") < 0; }\n' |
+	   gcc -x c -O2 -fcf-protection -Wl,-z,ibtplt -o "$OUT/ibtplt" - >> "$log" 2>&1; then
+		run_tap eh_frame "$ehdir" python3 eh_frame_oracle.py ./eh_frame_dump "$OUT/ibtplt"
+	else
+		tests+=("eh_frame.oracle_ibtplt=fail")
+		failed+=("eh_frame.oracle_ibtplt (gcc -Wl,-z,ibtplt failed)")
+	fi
 	# The oracle's figures, one line per file.
 	grep -E '^# [^ :]+: [0-9]+ FDEs, [0-9]+ rows; ' "$log" | sed 's/^# /    readelf vs reader: /' || true
 fi
