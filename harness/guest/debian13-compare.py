@@ -103,7 +103,6 @@ def chains(path, comm, adjust=0, keyed=False):
             # one in each perf script
             if os.path.basename(obj).startswith('perf-vdso.so-'):
                 obj = '[vdso]'
-            
             off = int(off, 16) + (adjust if cur else 0)
             cur.append('%s+%#x' % (obj, off))
     if cur is not None:

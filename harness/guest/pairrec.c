@@ -250,7 +250,7 @@ static unsigned long number(const char *s, unsigned long min, unsigned long max)
 int main(int argc, char **argv)
 {
 	unsigned long freq = 500, stack = 8192, pages = 4096;
-	struct perf_event_attr attr = { .size = sizeof(attr) };
+	struct perf_event_attr attr;
 	struct perf_event_mmap_page *pg;
 	const char *prefix = NULL;
 	int go[2], fd, opt, status, ncpu;
@@ -303,27 +303,25 @@ int main(int argc, char **argv)
 	if (ncpu > 1)
 		pin(0, ncpu - 1);
 
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.freq = 1;
-	attr.sample_freq = freq;
-	attr.sample_type = SAMPLE_BASE | SAMPLE_DWARF;
-	attr.sample_regs_user = REGS_MASK;
-	attr.sample_stack_user = stack;
-	attr.disabled = 1;
-	attr.enable_on_exec = 1;
-	attr.inherit = 1;
-	attr.mmap = 1;
-	attr.mmap2 = 1;
-	attr.comm = 1;
-	attr.comm_exec = 1;
-	attr.task = 1;
-	attr.sample_id_all = 1;
-	attr.exclude_guest = 1;
-	attr.defer_callchain = 1;
-	attr.defer_output = 1;
-	attr.watermark = 1;
-	attr.wakeup_watermark = pages * page / 4;
+	attr = (struct perf_event_attr) {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = freq,
+		.sample_type = SAMPLE_BASE | SAMPLE_DWARF,
+		.sample_regs_user = REGS_MASK,
+		.sample_stack_user = stack,
+		/* Counting from the command's exec, in its children too. */
+		.disabled = 1, .enable_on_exec = 1, .inherit = 1,
+		/* What perf script needs to name the frames' objects. */
+		.mmap = 1, .mmap2 = 1, .comm = 1, .comm_exec = 1, .task = 1,
+		.sample_id_all = 1,
+		.exclude_guest = 1,
+		.defer_callchain = 1, .defer_output = 1,
+		.watermark = 1,
+		.wakeup_watermark = pages * page / 4,
+	};
 	fd = syscall(SYS_perf_event_open, &attr, child, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		kill(child, SIGKILL);
